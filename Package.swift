@@ -1,0 +1,38 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "gestured",
+  products: [
+    .executable(name: "gestured", targets: ["gestured"])
+  ],
+  targets: [
+    // System libraries from Debian (pkg-config names, apt providers).
+    .systemLibrary(
+      name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+    .systemLibrary(
+      name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+    .systemLibrary(
+      name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+    // The only C of our own: what Swift cannot call (macros, variadics).
+    .target(name: "CGesturedShim", dependencies: ["CEvdev"]),
+
+    // Pure Swift: raw events in, gesture events out. No I/O, no clock, no Dispatch.
+    .target(name: "GestureCore", linkerSettings: [.linkedLibrary("m")]),
+    // YAML → validated Config, diagnostics with file:line:column.
+    .target(name: "GesturedConfig", dependencies: ["GestureCore", "CYAML"]),
+    // The only place with file descriptors, processes and libevdev handles.
+    .target(
+      name: "GesturedRuntime",
+      dependencies: ["GestureCore", "GesturedConfig", "CEvdev", "CUdev", "CGesturedShim"]),
+    .executableTarget(
+      name: "gestured", dependencies: ["GestureCore", "GesturedConfig", "GesturedRuntime"]),
+
+    .testTarget(name: "GestureCoreTests", dependencies: ["GestureCore"]),
+    .testTarget(name: "GesturedConfigTests", dependencies: ["GesturedConfig", "GestureCore"]),
+    .testTarget(
+      name: "GesturedRuntimeTests",
+      dependencies: ["GesturedRuntime", "GestureCore", "GesturedConfig"],
+      resources: [.copy("Fixtures")]),
+  ]
+)

@@ -1,0 +1,1 @@
+// Config parsing lives here.
