@@ -27,6 +27,8 @@ let package = Package(
       dependencies: ["GestureCore", "GesturedConfig", "CEvdev", "CUdev", "CGesturedShim"]),
     .executableTarget(
       name: "gestured", dependencies: ["GestureCore", "GesturedConfig", "GesturedRuntime"]),
+    // Scripted touches → raw events / evemu recordings, for tests and the VM harness.
+    .target(name: "TouchScript", dependencies: ["GestureCore"]),
 
     .testTarget(name: "GestureCoreTests", dependencies: ["GestureCore"]),
     .testTarget(name: "GesturedConfigTests", dependencies: ["GesturedConfig", "GestureCore"]),
@@ -34,5 +36,10 @@ let package = Package(
       name: "GesturedRuntimeTests",
       dependencies: ["GesturedRuntime", "GestureCore", "GesturedConfig"],
       resources: [.copy("Fixtures")]),
+    .testTarget(name: "TouchScriptTests", dependencies: ["TouchScript", "GestureCore"]),
+    .testTarget(
+      name: "ReplayTests",
+      dependencies: ["TouchScript", "GestureCore", "GesturedConfig", "GesturedRuntime"],
+      resources: [.copy("Scenarios")]),
   ]
 )
