@@ -7,28 +7,60 @@ public struct DeviceEngine {
   public let device: DeviceDescription
   public let profile: Profile
   public let geometry: PanelGeometry
+  private var assembler: FrameAssembler
+  private var arbiter: GestureArbiter
 
   /// nil when the device cannot report a position (no usable axes).
   public init?(device: DeviceDescription, profile: Profile) {
-    guard let geometry = PanelGeometry(device: device, profile: profile) else { return nil }
+    guard device.touchProtocol != nil, let geometry = PanelGeometry(device: device, profile: profile) else {
+      return nil
+    }
     self.device = device
     self.profile = profile
     self.geometry = geometry
+    assembler = FrameAssembler(device: device, geometry: geometry)
+    arbiter = GestureArbiter(profile: profile, geometry: geometry)
   }
 
   /// The earliest time the engine must be advanced to, or nil when nothing is pending.
-  public var nextDeadline: Timestamp? { nil }
+  public var nextDeadline: Timestamp? { arbiter.nextDeadline }
+
+  /// Recognizer transitions are collected as text while this is on (--verbose).
+  public var tracing: Bool {
+    get { arbiter.tracing }
+    set { arbiter.tracing = newValue }
+  }
+
+  /// The trace lines collected since the last call.
+  public mutating func takeTrace() -> [String] {
+    defer { arbiter.traceLines.removeAll(keepingCapacity: true) }
+    return arbiter.traceLines
+  }
 
   /// Feeds one raw event. Deadlines stamped before the event run first.
-  public mutating func handle(_ event: RawEvent, into output: inout [GestureEvent]) {}
+  public mutating func handle(_ event: RawEvent, into output: inout [GestureEvent]) {
+    if let due = arbiter.nextDeadline, due < event.time {
+      arbiter.advance(to: event.time + -1, into: &output)
+    }
+    if assembler.feed(event) { arbiter.process(assembler.frame, into: &output) }
+  }
 
   /// Runs every deadline at or before `time`.
-  public mutating func advance(to time: Timestamp, into output: inout [GestureEvent]) {}
+  public mutating func advance(to time: Timestamp, into output: inout [GestureEvent]) {
+    arbiter.advance(to: time, into: &output)
+  }
 
   /// End of a recording: contacts still down are cancelled (no gesture from them), then
   /// pending deadlines run as if time went on.
-  public mutating func finish(at time: Timestamp, into output: inout [GestureEvent]) {}
+  public mutating func finish(at time: Timestamp, into output: inout [GestureEvent]) {
+    arbiter.advance(to: time, into: &output)
+    if assembler.cancelAll(at: time) { arbiter.process(assembler.frame, into: &output) }
+    arbiter.advance(to: Timestamp(microseconds: .max), into: &output)
+  }
 
   /// The device is gone: everything in flight is dropped, nothing fires.
-  public mutating func cancel(at time: Timestamp) {}
+  public mutating func cancel(at time: Timestamp) {
+    _ = assembler.cancelAll(at: time)
+    arbiter.reset()
+  }
 }

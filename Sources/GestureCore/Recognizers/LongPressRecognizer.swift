@@ -1,0 +1,47 @@
+/// A long press: every finger of the sequence stays down and within `tap-slop` until
+/// `long-press` has passed since the first finger down; it fires then, while held.
+///
+/// ```
+///  possible ──(a finger beyond slop | a finger lifts | spoiled | another gesture won)──▶ failed
+///     └──(long-press time reached, all fingers down)──▶ recognized
+/// ```
+struct LongPressRecognizer {
+  enum State: Equatable, CustomStringConvertible {
+    case possible
+    case failed(RecognizerFailure)
+    case recognized
+
+    var description: String {
+      switch self {
+      case .possible: "possible"
+      case .failed(let why): "failed (\(why))"
+      case .recognized: "recognized"
+      }
+    }
+  }
+
+  private(set) var state = State.possible
+
+  mutating func reset() { state = .possible }
+
+  mutating func fingerMoved(travel: Double, slop: Double) -> Transition<State>? {
+    guard state == .possible, travel > slop else { return nil }
+    return move(to: .failed(.moved(millimetres: travel, limit: slop)))
+  }
+
+  mutating func fail(_ why: RecognizerFailure) -> Transition<State>? {
+    guard state == .possible else { return nil }
+    return move(to: .failed(why))
+  }
+
+  /// The long-press time has passed with the sequence still down.
+  mutating func timeReached() -> Transition<State>? {
+    guard state == .possible else { return nil }
+    return move(to: .recognized)
+  }
+
+  private mutating func move(to new: State) -> Transition<State> {
+    defer { state = new }
+    return Transition(from: state, to: new)
+  }
+}

@@ -1,0 +1,61 @@
+/// A swipe, decided when the last finger lifts: the fingers' mean displacement is long enough
+/// (`swipe-min-distance`, and `swipeMinPanelShare` of the panel along the swipe), quick enough
+/// (`swipe-max-duration` from first down to last up), and within `swipe-angle` of an axis.
+///
+/// ```
+///  possible ──(spoiled | another gesture won)──▶ failed
+///     └──(last finger up)──▶ recognized(direction) | failed(too short, too slow, off axis)
+/// ```
+struct SwipeRecognizer {
+  enum State: Equatable, CustomStringConvertible {
+    case possible
+    case failed(RecognizerFailure)
+    case recognized(Direction)
+
+    var description: String {
+      switch self {
+      case .possible: "possible"
+      case .failed(let why): "failed (\(why))"
+      case .recognized(let direction): "recognized (\(direction.rawValue))"
+      }
+    }
+  }
+
+  private(set) var state = State.possible
+
+  mutating func reset() { state = .possible }
+
+  mutating func fail(_ why: RecognizerFailure) -> Transition<State>? {
+    guard state == .possible else { return nil }
+    return move(to: .failed(why))
+  }
+
+  /// Judges the finished sequence. `displacement` is the mean finger movement in mm, user
+  /// coordinates (y down).
+  mutating func lastFingerUp(
+    displacement: (dx: Double, dy: Double), duration: Microseconds, geometry: PanelGeometry,
+    thresholds: Thresholds
+  ) -> Transition<State>? {
+    guard state == .possible else { return nil }
+    if duration > thresholds.swipeMaxDuration { return move(to: .failed(.tooSlow)) }
+    let horizontal = abs(displacement.dx) >= abs(displacement.dy)
+    let along = horizontal ? abs(displacement.dx) : abs(displacement.dy)
+    let across = horizontal ? abs(displacement.dy) : abs(displacement.dx)
+    let panelLength = horizontal ? geometry.width : geometry.height
+    let needed = max(
+      thresholds.swipeMinDistance.millimetres(diagonal: geometry.diagonal),
+      Thresholds.swipeMinPanelShare * panelLength)
+    let length = (along * along + across * across).squareRoot()
+    if length < needed { return move(to: .failed(.tooShort(millimetres: length, needed: needed))) }
+    let deviation = atan2Degrees(across, along)
+    if deviation > thresholds.swipeAngle { return move(to: .failed(.offAxis(degrees: deviation))) }
+    let direction: Direction =
+      horizontal ? (displacement.dx > 0 ? .right : .left) : (displacement.dy > 0 ? .down : .up)
+    return move(to: .recognized(direction))
+  }
+
+  private mutating func move(to new: State) -> Transition<State> {
+    defer { state = new }
+    return Transition(from: state, to: new)
+  }
+}

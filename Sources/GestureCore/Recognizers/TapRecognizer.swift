@@ -1,0 +1,98 @@
+/// Decides whether one touch sequence is a tap: every finger stays within `tap-slop`, and the
+/// last finger lifts within `tap-max-duration` of the first finger down.
+///
+/// ```
+///  possible ──(a finger beyond slop | held too long | sequence spoiled)──▶ failed
+///     └──(last finger up in time)──▶ tapped
+/// ```
+/// Whether a tap fires at once or waits for more taps is `MultiTapRecognizer`'s business.
+struct TapRecognizer {
+  enum State: Equatable, CustomStringConvertible {
+    case possible
+    case failed(RecognizerFailure)
+    case tapped
+
+    var description: String {
+      switch self {
+      case .possible: "possible"
+      case .failed(let why): "failed (\(why))"
+      case .tapped: "tapped"
+      }
+    }
+  }
+
+  private(set) var state = State.possible
+
+  mutating func reset() { state = .possible }
+
+  /// Returns the transition when the state changed, for the engine to act on and trace.
+  mutating func fingerMoved(travel: Double, slop: Double) -> Transition<State>? {
+    guard state == .possible, travel > slop else { return nil }
+    return move(to: .failed(.moved(millimetres: travel, limit: slop)))
+  }
+
+  /// The sequence is still down at the end of `tap-max-duration`.
+  mutating func heldTooLong() -> Transition<State>? {
+    guard state == .possible else { return nil }
+    return move(to: .failed(.heldTooLong))
+  }
+
+  mutating func fail(_ why: RecognizerFailure) -> Transition<State>? {
+    guard state == .possible else { return nil }
+    return move(to: .failed(why))
+  }
+
+  /// The last finger lifted `duration` after the first finger down.
+  mutating func lastFingerUp(duration: Microseconds, maxDuration: Microseconds) -> Transition<State>? {
+    guard state == .possible else { return nil }
+    return move(to: duration > maxDuration ? .failed(.heldTooLong) : .tapped)
+  }
+
+  private mutating func move(to new: State) -> Transition<State> {
+    defer { state = new }
+    return Transition(from: state, to: new)
+  }
+}
+
+/// A recognizer's state change, kept for the engine's verbose trace.
+struct Transition<State> {
+  var from: State
+  var to: State
+}
+
+/// Why a recognizer gave up on a sequence. Values, not strings: nothing is formatted unless
+/// the trace is on.
+enum RecognizerFailure: Equatable, CustomStringConvertible {
+  case moved(millimetres: Double, limit: Double)
+  case heldTooLong
+  case lifted
+  case spoiled
+  case otherGestureWon
+  case wrongFingerCount
+  case tooShort(millimetres: Double, needed: Double)
+  case tooSlow
+  case offAxis(degrees: Double)
+
+  var description: String {
+    switch self {
+    case .moved(let mm, let limit): "moved \(formatted(mm)) mm > \(formatted(limit)) mm"
+    case .heldTooLong: "held too long"
+    case .lifted: "a finger lifted"
+    case .spoiled: "late, extra or cancelled finger"
+    case .otherGestureWon: "another gesture won"
+    case .wrongFingerCount: "wrong finger count"
+    case .tooShort(let mm, let needed): "travelled \(formatted(mm)) mm < \(formatted(needed)) mm"
+    case .tooSlow: "too slow"
+    case .offAxis(let degrees): "\(formatted(degrees))° off axis"
+    }
+  }
+}
+
+/// One decimal, for traces.
+func formatted(_ value: Double) -> String {
+  guard value.isFinite else { return "\(value)" }
+  let tenths = (value * 10).rounded()
+  let whole = Int(tenths / 10)
+  let fraction = Int(abs(tenths.truncatingRemainder(dividingBy: 10)))
+  return (tenths < 0 && whole == 0 ? "-" : "") + "\(whole).\(fraction)"
+}
