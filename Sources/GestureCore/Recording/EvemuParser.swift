@@ -1,0 +1,436 @@
+/// Reads what `evemu-describe` and `evemu-record` write: file formats 1.0 (no header), 1.1,
+/// 1.2 and 1.3.
+///
+/// ```
+/// # EVEMU 1.3                          comments: whole lines, or the tail of a data line
+/// N: <device name>                     the rest of the line; a # is part of the name
+/// I: <bus> <vendor> <product> <version>         hex
+/// P: <8 hex bytes>                     INPUT_PROP bits; more P: lines continue the mask
+/// B: <type> <8 hex bytes>              code bits of one event type; more B: lines of the
+///                                      same type continue at the next byte (EV_KEY: 12)
+/// A: <code> <min> <max> <fuzz> <flat> [<resolution>]     code hex, numbers decimal;
+///                                      1.0/1.1 write no resolution (either form is
+///                                      accepted, whatever the header says)
+/// L: <code> <state>   S: <code> <state>  LED and switch states: checked, then ignored
+/// E: <sec>.<usec> <type> <code> <value>  type and code hex, value decimal (`0001`, `-001`)
+/// ```
+///
+/// Timestamps are whatever the file holds: absolute (1.1, 1.2) or relative to the first
+/// event (1.3). Blank lines, tabs, CRLF line ends and a UTF-8 byte-order mark are accepted.
+///
+/// The whole file is checked; the first bad line throws, naming the line. Beyond what
+/// evemu's own reader checks, these are errors (evemu silently skips or misreads them):
+/// - A description line after the first `E:` line. A recording is one device, described
+///   before its events; a description in the middle means two files were joined.
+/// - Description lines out of evemu's order (N:, I:, P:, B:, A:, L:/S:), a second N: or I:,
+///   a second A: line for one axis.
+/// - An `A:` line for an axis whose bit is clear in the `B: 03` mask, or a set bit with no
+///   `A:` line (every real recording agrees; evemu would drop the line or invent a 0..1
+///   axis). Without any `B: 03` line the `A:` lines alone give the axes.
+/// - Time going backwards (no real recording does; replay and the recognizers rely on it).
+/// - `<usec>` is read like evemu reads it: an integer count of microseconds, at most six
+///   digits (`evemu-record` always writes six).
+public enum EvemuParser {
+  /// Parses a whole file (bytes) before anything runs; the first bad line throws.
+  public static func parse(_ bytes: [UInt8], file: String) throws(RecordingError) -> Recording {
+    try bytes.withUnsafeBufferPointer { (buffer) throws(RecordingError) -> Recording in
+      var parser = EvemuFileParser(bytes: buffer, file: file)
+      return try parser.run()
+    }
+  }
+
+  public static func parse(_ text: String, file: String) throws(RecordingError) -> Recording {
+    try parse(Array(text.utf8), file: file)
+  }
+}
+
+/// Description line kinds in the order evemu writes them (its reader requires that order).
+private enum DescriptionStage: Int, Comparable {
+  case name, identity, properties, masks, axes, ledsAndSwitches
+
+  static func < (a: DescriptionStage, b: DescriptionStage) -> Bool { a.rawValue < b.rawValue }
+}
+
+private struct EvemuFileParser {
+  let bytes: UnsafeBufferPointer<UInt8>
+  let file: String
+
+  var events: [RawEvent] = []
+  var device: DeviceDescription?
+  /// 0 until the first `E:` line.
+  var firstEventLine = 0
+  var previousTime = Int64.min
+  var previousTimeLine = 0
+
+  // The description, as its lines arrive.
+  var stage: DescriptionStage?
+  var stagePrefix = ""
+  var nameLine = 0
+  var identityLine = 0
+  var name = ""
+  var identity: (bus: UInt16, vendor: UInt16, product: UInt16, version: UInt16) = (0, 0, 0, 0)
+  var properties: Set<UInt16> = []
+  var propertyBytes = 0
+  /// Bytes of each event type's code mask read so far (B: lines continue at this offset).
+  var maskBytes = [Int](repeating: 0, count: Int(EventType.max) + 1)
+  var keys: Set<UInt16> = []
+  var sawAbsoluteMask = false
+  /// For each ABS code: the B: 03 line that set its bit, 0 when clear.
+  var absoluteMaskLine = [Int](repeating: 0, count: Int(AbsCode.max) + 1)
+  var axes: [UInt16: AxisInfo] = [:]
+  /// For each ABS code: its A: line, 0 when none.
+  var axisLine = [Int](repeating: 0, count: Int(AbsCode.max) + 1)
+
+  init(bytes: UnsafeBufferPointer<UInt8>, file: String) {
+    self.bytes = bytes
+    self.file = file
+  }
+
+  func error(_ line: Int, _ message: String) -> RecordingError {
+    RecordingError(file: file, line: line, message: message)
+  }
+
+  mutating func run() throws(RecordingError) -> Recording {
+    do throws(RecordingError) {
+      return try parseAll()
+    } catch {
+      // Field scanners do not know the file name.
+      var located = error
+      located.file = file
+      throw located
+    }
+  }
+
+  mutating func parseAll() throws(RecordingError) -> Recording {
+    // Every line could be an event: one reservation instead of repeated growth.
+    var lineCount = 1
+    for byte in bytes where byte == ASCII.newline { lineCount &+= 1 }
+    events.reserveCapacity(lineCount)
+
+    var position = 0
+    if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
+    var number = 0
+    while position < bytes.count {
+      number &+= 1
+      let end = lineEnd(from: position)
+      var line = EvemuLine(bytes: bytes, range: position..<end, number: number)
+      position = end &+ 1
+      try parseLine(&line)
+    }
+    if firstEventLine == 0 { device = try finishDescription(at: number) }
+    return Recording(device: device, events: events)
+  }
+
+  /// The index of the next `\n` at or after `start`, or the end of the file.
+  ///
+  /// Most of an evemu-record file is the comment after each event, so this is the hot loop:
+  /// it tests eight bytes at a time (a word has a `\n` byte iff `word ^ 0x0A…` has a zero
+  /// byte; the classic zero-byte test flags the first such byte exactly).
+  @inline(__always)
+  func lineEnd(from start: Int) -> Int {
+    var index = start
+    if let base = bytes.baseAddress {
+      let raw = UnsafeRawPointer(base)
+      while index &+ 8 <= bytes.count {
+        let word =
+          UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+          ^ 0x0A0A_0A0A_0A0A_0A0A
+        let zeroBytes = (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
+        if zeroBytes != 0 { return index &+ (zeroBytes.trailingZeroBitCount &>> 3) }
+        index &+= 8
+      }
+    }
+    while index < bytes.count, bytes[index] != ASCII.newline { index &+= 1 }
+    return index
+  }
+
+  mutating func parseLine(_ line: inout EvemuLine) throws(RecordingError) {
+    line.skipBlanks()
+    guard line.position < line.end else { return }
+    let kind = bytes[line.position]
+    if kind == ASCII.hash { return }
+    guard line.position &+ 1 < line.end, bytes[line.position &+ 1] == ASCII.colon else {
+      throw error(
+        line.number,
+        "unexpected line starting \(line.quoted(line.rest)); expected a line starting with "
+          + "N:, I:, P:, B:, A:, L:, S:, E: or # (a comment)")
+    }
+    line.position &+= 2
+    switch kind {
+    case UInt8(ascii: "E"): try parseEvent(&line)
+    case UInt8(ascii: "N"): try parseName(&line)
+    case UInt8(ascii: "I"): try parseIdentity(&line)
+    case UInt8(ascii: "P"): try parseProperties(&line)
+    case UInt8(ascii: "B"): try parseMask(&line)
+    case UInt8(ascii: "A"): try parseAxis(&line)
+    case UInt8(ascii: "L"), UInt8(ascii: "S"):
+      try parseState(&line, prefix: kind == UInt8(ascii: "L") ? "L:" : "S:")
+    default:
+      throw error(
+        line.number,
+        "unknown line kind \(line.quoted(line.position &- 2..<line.position)); expected "
+          + "N:, I:, P:, B:, A:, L:, S:, E: or # (a comment)")
+    }
+  }
+
+  // MARK: Events
+
+  mutating func parseEvent(_ line: inout EvemuLine) throws(RecordingError) {
+    if firstEventLine == 0 {
+      device = try finishDescription(at: line.number)
+      firstEventLine = line.number
+    }
+    let time = try line.timestamp()
+    let type = try line.hexField(
+      "event type", "hex, e.g. 0003", limit: Int64(EventType.max),
+      limitName: "EV_MAX (0x1f)")
+    let code = try line.hexField(
+      "event code", "hex, e.g. 0035", limit: Int64(KeyCode.max),
+      limitName: "the largest evdev code (0x2ff)")
+    let valueToken = line.token()
+    guard let value = line.decimal(valueToken) else {
+      throw error(
+        line.number,
+        "expected the event value (decimal, e.g. 0001 or -001), found \(line.quoted(valueToken))")
+    }
+    guard value >= Int64(Int32.min), value <= Int64(Int32.max) else {
+      throw error(
+        line.number,
+        "event value \(line.quoted(valueToken)) does not fit in a signed 32-bit integer "
+          + "(\(Int32.min)...\(Int32.max))")
+    }
+    guard line.isAtEnd() else {
+      throw error(
+        line.number,
+        "unexpected \(line.quoted(line.rest)) after the event value; expected the end of the "
+          + "line or a # comment")
+    }
+    guard time >= previousTime else {
+      throw error(
+        line.number,
+        "time goes backwards: \(Timestamp(microseconds: time)) is before "
+          + "\(Timestamp(microseconds: previousTime)) on line \(previousTimeLine); events must "
+          + "be in time order")
+    }
+    previousTime = time
+    previousTimeLine = line.number
+    events.append(
+      RawEvent(
+        time: Timestamp(microseconds: time), type: UInt16(truncatingIfNeeded: type),
+        code: UInt16(truncatingIfNeeded: code), value: Int32(truncatingIfNeeded: value)))
+  }
+
+  // MARK: Description
+
+  /// Checks that a description line may come here, and moves to its stage.
+  mutating func enter(
+    _ next: DescriptionStage, prefix: String, line: Int
+  ) throws(RecordingError) {
+    if firstEventLine != 0 {
+      throw error(
+        line,
+        "\(prefix) line after the first event (line \(firstEventLine)); the device description "
+          + "must come before the E: lines, and a file holds one device")
+    }
+    switch next {
+    case .name:
+      if nameLine != 0 {
+        throw error(
+          line, "second N: line (the first is on line \(nameLine)); a file describes one device")
+      }
+    case .identity:
+      if nameLine == 0 {
+        throw error(line, "I: line before the N: line; a description starts with N: <device name>")
+      }
+      if identityLine != 0 {
+        throw error(line, "second I: line (the first is on line \(identityLine))")
+      }
+    default:
+      if nameLine == 0 {
+        throw error(
+          line, "\(prefix) line before the N: line; a description starts with N: <device name>")
+      }
+      if identityLine == 0 {
+        throw error(
+          line,
+          "\(prefix) line before the I: line; expected I: <bus> <vendor> <product> <version> "
+            + "right after N: (line \(nameLine))")
+      }
+    }
+    if let stage, next < stage {
+      throw error(
+        line,
+        "\(prefix) line after \(stagePrefix) lines; a description lists N:, I:, P:, B:, A:, "
+          + "then L:/S: lines, in this order")
+    }
+    stage = next
+    stagePrefix = prefix
+  }
+
+  mutating func parseName(_ line: inout EvemuLine) throws(RecordingError) {
+    try enter(.name, prefix: "N:", line: line.number)
+    line.skipBlanks()
+    var end = line.end
+    while end > line.position, ASCII.isBlank(bytes[end &- 1]) { end &-= 1 }
+    guard end > line.position else {
+      throw error(line.number, "N: line without a device name; expected N: <device name>")
+    }
+    guard
+      let text = String(
+        validating: UnsafeBufferPointer(rebasing: bytes[line.position..<end]), as: UTF8.self)
+    else {
+      throw error(line.number, "the device name is not valid UTF-8")
+    }
+    name = text
+    nameLine = line.number
+  }
+
+  mutating func parseIdentity(_ line: inout EvemuLine) throws(RecordingError) {
+    try enter(.identity, prefix: "I:", line: line.number)
+    var fields: [UInt16] = []
+    for what in ["bus", "vendor", "product", "version"] {
+      let value = try line.hexField(
+        what, "hex, e.g. 0003, in I: <bus> <vendor> <product> <version>",
+        limit: 0xFFFF, limitName: "0xffff")
+      fields.append(UInt16(truncatingIfNeeded: value))
+    }
+    try line.expectEnd(after: "I: <bus> <vendor> <product> <version>")
+    identity = (fields[0], fields[1], fields[2], fields[3])
+    identityLine = line.number
+  }
+
+  mutating func parseProperties(_ line: inout EvemuLine) throws(RecordingError) {
+    try enter(.properties, prefix: "P:", line: line.number)
+    let mask = try line.maskBytes("P:")
+    for (index, byte) in mask.enumerated() where byte != 0 {
+      for bit in 0..<8 where byte & (1 << bit) != 0 {
+        let property = (propertyBytes &+ index) &* 8 &+ bit
+        guard property <= Int(InputProperty.max) else {
+          throw error(
+            line.number,
+            "property bit \(hex(property)) is above INPUT_PROP_MAX (\(hex(Int(InputProperty.max))))"
+          )
+        }
+        properties.insert(UInt16(truncatingIfNeeded: property))
+      }
+    }
+    propertyBytes &+= 8
+  }
+
+  mutating func parseMask(_ line: inout EvemuLine) throws(RecordingError) {
+    try enter(.masks, prefix: "B:", line: line.number)
+    let type = Int(
+      try line.hexField(
+        "event type", "hex, e.g. 01, in B: <type> <8 bytes>",
+        limit: Int64(EventType.max), limitName: "EV_MAX (0x1f)"))
+    let mask = try line.maskBytes("B:")
+    let offset = maskBytes[type]
+    let largestCode = type == Int(EventType.abs) ? Int(AbsCode.max) : Int(KeyCode.max)
+    for (index, byte) in mask.enumerated() where byte != 0 {
+      for bit in 0..<8 where byte & (1 << bit) != 0 {
+        let code = (offset &+ index) &* 8 &+ bit
+        guard code <= largestCode else {
+          throw error(
+            line.number,
+            "code \(hex(code)) of event type \(hex(type)) is above \(hex(largestCode)); "
+              + "too many B: \(hex(type).dropFirst(2)) lines or a wrong byte")
+        }
+        if type == Int(EventType.key) { keys.insert(UInt16(truncatingIfNeeded: code)) }
+        if type == Int(EventType.abs) { absoluteMaskLine[code] = line.number }
+      }
+    }
+    if type == Int(EventType.abs) { sawAbsoluteMask = true }
+    maskBytes[type] = offset &+ 8
+  }
+
+  mutating func parseAxis(_ line: inout EvemuLine) throws(RecordingError) {
+    try enter(.axes, prefix: "A:", line: line.number)
+    let code = Int(
+      try line.hexField(
+        "axis code", "hex, e.g. 35, in A: <code> <min> <max> <fuzz> <flat> [<resolution>]",
+        limit: Int64(AbsCode.max), limitName: "ABS_MAX (0x3f)"))
+    var numbers: [Int32] = []
+    let names = ["min", "max", "fuzz", "flat", "resolution"]
+    while !line.isAtEnd() {
+      guard numbers.count < names.count else {
+        throw error(
+          line.number,
+          "A: line has more than 5 numbers after the code; expected <min> <max> <fuzz> <flat> "
+            + "[<resolution>]")
+      }
+      numbers.append(try line.decimalField(names[numbers.count]))
+    }
+    guard numbers.count >= 4 else {
+      throw error(
+        line.number,
+        "A: line has \(numbers.count) numbers after the code; expected 4 or 5: <min> <max> "
+          + "<fuzz> <flat> [<resolution>]")
+    }
+    let axis = AxisInfo(
+      minimum: numbers[0], maximum: numbers[1], fuzz: numbers[2], flat: numbers[3],
+      resolution: numbers.count > 4 ? numbers[4] : 0)
+    guard axis.minimum <= axis.maximum else {
+      throw error(
+        line.number, "axis \(hex(code)): min \(axis.minimum) is greater than max \(axis.maximum)")
+    }
+    for (value, what) in [
+      (axis.fuzz, "fuzz"), (axis.flat, "flat"), (axis.resolution, "resolution"),
+    ]
+    where value < 0 {
+      throw error(
+        line.number, "axis \(hex(code)): \(what) \(value) is negative; expected 0 or more")
+    }
+    if axisLine[code] != 0 {
+      throw error(
+        line.number, "second A: line for axis \(hex(code)) (the first is on line \(axisLine[code]))"
+      )
+    }
+    if sawAbsoluteMask && absoluteMaskLine[code] == 0 {
+      throw error(
+        line.number,
+        "A: line for axis \(hex(code)), but its bit is not set in the B: 03 mask; the mask and "
+          + "the A: lines must name the same axes")
+    }
+    axisLine[code] = line.number
+    axes[UInt16(truncatingIfNeeded: code)] = axis
+  }
+
+  /// L: and S: lines (LED and switch states): nothing to use, but they must be well formed.
+  mutating func parseState(_ line: inout EvemuLine, prefix: String) throws(RecordingError) {
+    try enter(.ledsAndSwitches, prefix: prefix, line: line.number)
+    _ = try line.hexField(
+      "code", "hex, in \(prefix) <code> <state>", limit: Int64(KeyCode.max),
+      limitName: "the largest evdev code (0x2ff)")
+    _ = try line.decimalField("state")
+    try line.expectEnd(after: "\(prefix) <code> <state>")
+  }
+
+  /// The description read so far, checked as a whole; nil when the file has none.
+  /// `line` is where it ended: the first E: line, or the file's last line.
+  func finishDescription(at line: Int) throws(RecordingError) -> DeviceDescription? {
+    guard nameLine != 0 else { return nil }
+    guard identityLine != 0 else {
+      throw error(
+        line,
+        "the description that starts on line \(nameLine) has no I: line; expected "
+          + "I: <bus> <vendor> <product> <version> right after N:")
+    }
+    if sawAbsoluteMask {
+      for code in absoluteMaskLine.indices where absoluteMaskLine[code] != 0 && axisLine[code] == 0
+      {
+        throw error(
+          absoluteMaskLine[code],
+          "axis \(hex(code)) is set in this B: 03 mask but no A: line gives its range")
+      }
+    }
+    return DeviceDescription(
+      name: name, bus: identity.bus, vendor: identity.vendor, product: identity.product,
+      version: identity.version, properties: properties, keys: keys, axes: axes)
+  }
+
+  /// `0x` and at least two hex digits, as codes are usually written.
+  func hex(_ value: Int) -> String {
+    let digits = String(value, radix: 16)
+    return (digits.count < 2 ? "0x0" : "0x") + digits
+  }
+}
