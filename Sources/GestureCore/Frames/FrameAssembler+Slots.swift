@@ -1,0 +1,169 @@
+/// Protocol B and single touch: per-slot state, changed as events arrive.
+///
+/// Begins and moves are reported at SYN_REPORT, once the frame's positions are known. Ends
+/// are recorded when they happen, because a slot can end one contact and start another
+/// within one frame.
+extension FrameAssembler {
+  struct Slot: Sendable {
+    enum State: UInt8, Sendable {
+      /// No contact.
+      case empty
+      /// A contact went down in this frame; it is reported at SYN_REPORT.
+      case pending
+      /// A contact the caller knows about.
+      case reported
+      /// A pen, palm or cancelled contact: nothing about it is reported until it ends.
+      case ignored
+    }
+
+    var state = State.empty
+    var trackingID: Int32 = -1
+    /// Last position the device sent for this slot. It outlives contacts: the kernel does
+    /// not resend a value that did not change, even for a new tracking id.
+    var x: Int32 = 0
+    var y: Int32 = 0
+    var reportedX: Int32 = 0
+    var reportedY: Int32 = 0
+    /// Also outlives contacts, for the same reason.
+    var toolType: Int32 = ToolType.finger
+    var contactID: UInt32 = 0
+  }
+
+  mutating func handleSlotAxis(code: UInt16, value: Int32) {
+    if code == AbsCode.mtSlot {
+      currentSlot = value >= 0 && Int(value) < slots.count ? Int(value) : -1
+      return
+    }
+    let index = currentSlot
+    guard index >= 0 else { return }
+    switch code {
+    case AbsCode.mtTrackingID:
+      if value < 0 {
+        endSlotContact(index)
+      } else {
+        startSlotContact(index, trackingID: value)
+      }
+    case AbsCode.mtPositionX:
+      slots[index].x = value
+      dirtySlots |= 1 << UInt64(index)
+    case AbsCode.mtPositionY:
+      slots[index].y = value
+      dirtySlots |= 1 << UInt64(index)
+    case AbsCode.mtToolType:
+      setSlotToolType(index, value)
+    default:
+      break
+    }
+  }
+
+  mutating func handleSingleTouchAxis(code: UInt16, value: Int32) {
+    switch code {
+    case AbsCode.x:
+      slots[0].x = value
+      dirtySlots |= 1
+    case AbsCode.y:
+      slots[0].y = value
+      dirtySlots |= 1
+    default:
+      break
+    }
+  }
+
+  mutating func handleSingleTouchButton(down: Bool) {
+    if down {
+      // A repeated press (or autorepeat, value 2) while down is the same contact.
+      guard slots[0].state == .empty else { return }
+      slots[0].state = .pending
+      slots[0].trackingID = 0
+      dirtySlots |= 1
+    } else {
+      endSlotContact(0)
+    }
+  }
+
+  mutating func startSlotContact(_ index: Int, trackingID: Int32) {
+    if slots[index].state != .empty, slots[index].trackingID == trackingID { return }
+    endSlotContact(index)
+    slots[index].trackingID = trackingID
+    slots[index].state = .pending
+    dirtySlots |= 1 << UInt64(index)
+  }
+
+  mutating func endSlotContact(_ index: Int) {
+    let slot = slots[index]
+    switch slot.state {
+    case .empty, .ignored:
+      break
+    case .pending:
+      // Down and up within one frame (eGalax does this): still a touch, reported whole.
+      if !Self.isIgnoredTool(slot.toolType), transientsInFrame < transientLimit {
+        transientsInFrame += 1
+        let id = takeContactID()
+        record(id, .began, x: slot.x, y: slot.y)
+        record(id, .ended, x: slot.x, y: slot.y)
+      }
+    case .reported:
+      record(slot.contactID, .ended, x: slot.x, y: slot.y)
+    }
+    slots[index].state = .empty
+    slots[index].trackingID = -1
+  }
+
+  /// A contact not yet reported is judged by its tool type at SYN_REPORT (drivers send
+  /// the tracking id before the tool type). A reported contact that becomes a pen or palm is
+  /// cancelled and ignored from then on, even if it turns back into a finger.
+  mutating func setSlotToolType(_ index: Int, _ toolType: Int32) {
+    slots[index].toolType = toolType
+    guard Self.isIgnoredTool(toolType), slots[index].state == .reported else { return }
+    let slot = slots[index]
+    record(slot.contactID, .cancelled, x: slot.x, y: slot.y)
+    slots[index].state = .ignored
+  }
+
+  /// SYN_REPORT: report what went down and what moved, in slot order.
+  mutating func commitSlots() {
+    var dirty = dirtySlots
+    dirtySlots = 0
+    while dirty != 0 {
+      let index = dirty.trailingZeroBitCount
+      dirty &= dirty &- 1
+      let slot = slots[index]
+      switch slot.state {
+      case .pending:
+        if Self.isIgnoredTool(slot.toolType) {
+          slots[index].state = .ignored
+          break
+        }
+        let id = takeContactID()
+        record(id, .began, x: slot.x, y: slot.y)
+        slots[index].contactID = id
+        slots[index].state = .reported
+        slots[index].reportedX = slot.x
+        slots[index].reportedY = slot.y
+      case .reported:
+        guard slot.x != slot.reportedX || slot.y != slot.reportedY else { break }
+        record(slot.contactID, .moved, x: slot.x, y: slot.y)
+        slots[index].reportedX = slot.x
+        slots[index].reportedY = slot.y
+      case .empty, .ignored:
+        break
+      }
+    }
+  }
+
+  mutating func cancelAllSlots() {
+    for index in slots.indices {
+      let slot = slots[index]
+      switch slot.state {
+      case .empty, .ignored:
+        break
+      case .pending:
+        slots[index].state = .ignored
+      case .reported:
+        record(slot.contactID, .cancelled, x: slot.x, y: slot.y)
+        slots[index].state = .ignored
+      }
+    }
+    dirtySlots = 0
+  }
+}

@@ -1,0 +1,228 @@
+/// Raw evdev events → one `TouchFrame` of contact changes per SYN_REPORT.
+///
+/// Speaks the three ways touch panels report: multitouch protocol B (slots and tracking ids),
+/// protocol A (anonymous contacts separated by SYN_MT_REPORT, followed from frame to frame
+/// here) and single touch (ABS_X/ABS_Y with BTN_TOUCH or BTN_LEFT). Protocol B and single
+/// touch share the slot machinery (a single-touch panel is one slot whose button plays the
+/// tracking id); protocol A has its own, in FrameAssembler+ProtocolA.swift.
+///
+/// All storage is sized at init, so feeding events never allocates.
+public struct FrameAssembler: Sendable {
+  /// Most contacts followed at once. Panels report at most a few dozen; slots beyond this
+  /// are treated as out of range, protocol A reports beyond it are ignored.
+  public static let maximumContacts = 64
+
+  /// The last completed frame, valid from a `true` return until the next call. Read it
+  /// without keeping it: a copy of `changes` held past the next call makes that call copy
+  /// the buffer (an allocation).
+  public private(set) var frame: TouchFrame
+
+  /// Contacts currently down as of the last frame handed out (not counting ignored pen/palm
+  /// or cancelled contacts).
+  public var activeContacts: Int { activeCount }
+
+  enum Mode: Sendable, Equatable {
+    /// Protocol B.
+    case slots
+    /// ABS_X/ABS_Y, contact while `button` is down; uses slot 0.
+    case singleTouch(button: UInt16)
+    /// Protocol A.
+    case anonymous
+    /// The device reports no position; nothing is ever reported.
+    case inert
+  }
+
+  let mode: Mode
+  let geometry: PanelGeometry
+
+  var nextContactID: UInt32 = 1
+  var activeCount = 0
+  /// Ids from here on were handed out in the frame being assembled and not yet delivered.
+  var firstContactIDOfFrame: UInt32 = 1
+  /// `frame` was returned to the caller and must be emptied before the next frame starts.
+  var frameIsDelivered = false
+  /// After SYN_DROPPED: everything up to and including the next SYN_REPORT is dropped.
+  var droppingUntilReport = false
+
+  // Protocol B and single touch.
+  var slots: [Slot]
+  /// -1 after an ABS_MT_SLOT out of range: that slot's events are dropped.
+  var currentSlot = 0
+  /// One bit per slot touched since the last frame (slots are capped at 64 for this).
+  var dirtySlots: UInt64 = 0
+  /// Contacts that went down and up inside one frame, so far in this frame.
+  var transientsInFrame = 0
+  /// Bound on those, so that `frame.changes` never outgrows what init reserved.
+  let transientLimit: Int
+
+  // Protocol A.
+  var previousContacts: [AnonymousContact]
+  var previousCount = 0
+  var reportedContacts: [AnonymousContact]
+  var reportedCount = 0
+  /// For each reported contact, the index of the previous frame's contact it continues, or -1.
+  var matchOfReport: [Int]
+  var matcher: ContactMatcher
+  /// Which report, which previous contact each of the matcher's rows and columns is.
+  var matcherReports: [Int]
+  var matcherPrevious: [Int]
+  var pendingReport = PendingReport()
+
+  public init(device: DeviceDescription, geometry: PanelGeometry) {
+    self.geometry = geometry
+    let slotCount: Int
+    switch device.touchProtocol {
+    case .multitouchB(let slots):
+      mode = .slots
+      slotCount = min(max(slots, 1), Self.maximumContacts)
+    case .singleTouch(let button):
+      mode = .singleTouch(button: button)
+      slotCount = 1
+    case .multitouchA:
+      mode = .anonymous
+      slotCount = 0
+    case nil:
+      mode = .inert
+      slotCount = 0
+    }
+    slots = Array(repeating: Slot(), count: slotCount)
+    let anonymousCount = mode == .anonymous ? Self.maximumContacts : 0
+    previousContacts = Array(repeating: AnonymousContact(), count: anonymousCount)
+    reportedContacts = Array(repeating: AnonymousContact(), count: anonymousCount)
+    matchOfReport = Array(repeating: -1, count: anonymousCount)
+    matcher = ContactMatcher(capacity: anonymousCount)
+    matcherReports = Array(repeating: 0, count: anonymousCount)
+    matcherPrevious = Array(repeating: 0, count: anonymousCount)
+
+    // Per slot and frame at most: the end of a contact from an earlier frame, one contact
+    // both beginning and ending (counted by transientLimit), and the begin of a new one.
+    // Protocol A: every previous contact ends and every reported one begins.
+    transientLimit = slotCount
+    let capacity = max(4 * slotCount, 2 * anonymousCount, 4)
+    frame = TouchFrame()
+    frame.changes.reserveCapacity(capacity)
+  }
+
+  /// Feeds one raw event. Returns true when a SYN_REPORT completed a frame that has at least
+  /// one change; `frame` then holds it (time = the SYN_REPORT's time) until the next call.
+  public mutating func feed(_ event: RawEvent) -> Bool {
+    if frameIsDelivered {
+      frame.changes.removeAll(keepingCapacity: true)
+      frameIsDelivered = false
+    }
+    if droppingUntilReport {
+      if event.type == EventType.syn, event.code == SynCode.report {
+        droppingUntilReport = false
+      }
+      return false
+    }
+    switch event.type {
+    case EventType.syn:
+      switch event.code {
+      case SynCode.report:
+        return completeFrame(at: event.time)
+      case SynCode.mtReport:
+        if mode == .anonymous { endAnonymousReport() }
+      case SynCode.dropped:
+        droppingUntilReport = true
+        // Protocol A sends the whole state every frame: a partial one is worthless.
+        // Slot state is kept: the events before the drop did happen.
+        if mode == .anonymous { discardAnonymousReports() }
+      default:
+        break
+      }
+    case EventType.abs:
+      switch mode {
+      case .slots: handleSlotAxis(code: event.code, value: event.value)
+      case .singleTouch: handleSingleTouchAxis(code: event.code, value: event.value)
+      case .anonymous: handleAnonymousAxis(code: event.code, value: event.value)
+      case .inert: break
+      }
+    case EventType.key:
+      if case .singleTouch(let button) = mode, event.code == button {
+        handleSingleTouchButton(down: event.value != 0)
+      }
+    default:
+      break
+    }
+    return false
+  }
+
+  /// Ends every contact still down with phase .cancelled (end of recording, device gone);
+  /// returns true when there was any (then `frame` holds them, time = `time`).
+  ///
+  /// Cancelled contacts stay ignored until the device ends them (their tracking id ends,
+  /// the button lifts, protocol A stops reporting them).
+  public mutating func cancelAll(at time: Timestamp) -> Bool {
+    if frameIsDelivered {
+      frame.changes.removeAll(keepingCapacity: true)
+      frameIsDelivered = false
+    }
+    cancelChangesOfIncompleteFrame()
+    switch mode {
+    case .slots, .singleTouch: cancelAllSlots()
+    case .anonymous: cancelAllAnonymous()
+    case .inert: break
+    }
+    return deliverFrame(at: time)
+  }
+
+  // MARK: - Frames
+
+  mutating func completeFrame(at time: Timestamp) -> Bool {
+    switch mode {
+    case .slots, .singleTouch: commitSlots()
+    case .anonymous: commitAnonymousFrame()
+    case .inert: break
+    }
+    return deliverFrame(at: time)
+  }
+
+  mutating func deliverFrame(at time: Timestamp) -> Bool {
+    firstContactIDOfFrame = nextContactID
+    transientsInFrame = 0
+    guard !frame.changes.isEmpty else { return false }
+    // Counted on delivery, so the count always agrees with the frames handed out.
+    for change in frame.changes {
+      switch change.phase {
+      case .began: activeCount += 1
+      case .moved: break
+      case .ended, .cancelled: activeCount -= 1
+      }
+    }
+    frame.time = time
+    frameIsDelivered = true
+    return true
+  }
+
+  /// Changes already recorded for a frame whose SYN_REPORT has not come: contacts that began
+  /// in it were never seen by anyone and vanish; ends become cancellations, since the lift
+  /// was never confirmed.
+  mutating func cancelChangesOfIncompleteFrame() {
+    let newInFrame = nextContactID &- firstContactIDOfFrame
+    var kept = 0
+    for index in frame.changes.indices {
+      var change = frame.changes[index]
+      if change.id &- firstContactIDOfFrame < newInFrame { continue }
+      if change.phase == .ended { change.phase = .cancelled }
+      frame.changes[kept] = change
+      kept += 1
+    }
+    frame.changes.removeLast(frame.changes.count - kept)
+  }
+
+  mutating func takeContactID() -> UInt32 {
+    let id = nextContactID
+    nextContactID &+= 1
+    return id
+  }
+
+  mutating func record(_ id: UInt32, _ phase: ContactPhase, x: Int32, y: Int32) {
+    frame.changes.append(
+      ContactChange(id: id, phase: phase, position: geometry.userPoint(x: x, y: y)))
+  }
+
+  static func isIgnoredTool(_ toolType: Int32) -> Bool {
+    toolType == ToolType.pen || toolType == ToolType.palm
+  }
+}
