@@ -1,0 +1,192 @@
+import GestureCore
+
+/// A number with the tolerance it is checked with.
+public struct Approximate: Hashable, Sendable, CustomStringConvertible {
+  public var value: Double
+  public var tolerance: Double
+
+  public init(value: Double, tolerance: Double) {
+    self.value = value
+    self.tolerance = tolerance
+  }
+
+  /// Inclusive, with a hair of slack so that `0.3±0.1` accepts a computed 0.4000000001.
+  public func accepts(_ actual: Double) -> Bool {
+    (actual - value).magnitude <= tolerance + 1e-9
+  }
+
+  public var description: String { "\(Approximate.format(value))±\(Approximate.format(tolerance))" }
+
+  /// Up to six decimals, trailing zeros dropped: 0.38, 15, 0.000123.
+  static func format(_ value: Double) -> String {
+    let scaled = (value * 1_000_000).rounded()
+    guard scaled.magnitude < 1e15 else { return "\(value)" }
+    let micros = Int64(scaled)
+    let sign = micros < 0 ? "-" : ""
+    let whole = micros.magnitude / 1_000_000
+    var fraction = String(micros.magnitude % 1_000_000)
+    fraction = String(repeating: "0", count: 6 - fraction.count) + fraction
+    while fraction.last == "0" { fraction.removeLast() }
+    return sign + String(whole) + (fraction.isEmpty ? "" : "." + fraction)
+  }
+}
+
+/// What a script says a replay must print for one firing: an `expect` line.
+///
+/// Every field left nil is not checked. Positions are the user's coordinates (after the
+/// profile's calibration and rotation), exactly as `gestured replay` reports them.
+public struct Expectation: Hashable, Sendable, CustomStringConvertible {
+  /// The script line, for messages.
+  public var line: Int
+  public var gesture: GestureKind
+  /// The binding's display name: its `name`, else e.g. `tap@corner`.
+  public var binding: String?
+  public var profile: String?
+  /// `.some(nil)`: the firing must be outside every region (`region=none`).
+  public var region: String??
+  public var fingers: Int?
+  public var taps: Int?
+  public var direction: Direction?
+  /// Seconds on the recording's clock.
+  public var time: Approximate?
+  public var x: Approximate?
+  public var y: Approximate?
+  public var scale: Approximate?
+  /// Degrees, positive clockwise.
+  public var angle: Approximate?
+
+  public init(line: Int, gesture: GestureKind) {
+    self.line = line
+    self.gesture = gesture
+  }
+
+  /// Tolerances used when an `expect` line gives a value without `±`.
+  public static let defaultTimeTolerance = 0.005
+  public static let defaultPositionTolerance = 0.01
+  public static let defaultScaleTolerance = 0.02
+  public static let defaultAngleTolerance = 2.0
+
+  public var description: String {
+    var parts = [gesture.rawValue]
+    if let binding { parts.append("binding=\(binding)") }
+    if let profile { parts.append("profile=\(profile)") }
+    if let region { parts.append("region=\(region ?? "none")") }
+    if let fingers { parts.append("fingers=\(fingers)") }
+    if let taps { parts.append("taps=\(taps)") }
+    if let direction { parts.append("direction=\(direction.rawValue)") }
+    if let time { parts.append("time=\(time)") }
+    if let x { parts.append("x=\(x)") }
+    if let y { parts.append("y=\(y)") }
+    if let scale { parts.append("scale=\(scale)") }
+    if let angle { parts.append("angle=\(angle)") }
+    return parts.joined(separator: " ")
+  }
+
+  /// Every way `event` differs from this expectation; empty when it matches.
+  public func differences(from event: GestureEvent, profile: Profile) -> [String] {
+    var found: [String] = []
+    func compare(_ name: String, _ expected: Approximate?, _ actual: Double?) {
+      guard let expected else { return }
+      guard let actual else {
+        found.append("\(name): expected \(expected), got none")
+        return
+      }
+      if !expected.accepts(actual) {
+        found.append("\(name): expected \(expected), got \(Approximate.format(actual))")
+      }
+    }
+    func compare<T: Equatable>(_ name: String, _ expected: T?, _ actual: T, _ show: (T) -> String) {
+      if let expected, expected != actual {
+        found.append("\(name): expected \(show(expected)), got \(show(actual))")
+      }
+    }
+    compare("gesture", gesture, event.gesture) { $0.rawValue }
+    let bindingName =
+      profile.bindings.indices.contains(event.binding)
+      ? profile.displayName(ofBinding: event.binding) : "#\(event.binding)"
+    compare("binding", binding, bindingName) { $0 }
+    compare("profile", self.profile, profile.name) { $0 }
+    if let region {
+      let actual = event.region.flatMap {
+        profile.regions.indices.contains($0) ? profile.regions[$0].name : "#\($0)"
+      }
+      if region != actual {
+        found.append("region: expected \(region ?? "none"), got \(actual ?? "none")")
+      }
+    }
+    compare("fingers", fingers, event.fingers) { String($0) }
+    compare("taps", taps, event.taps) { String($0) }
+    if let direction, direction != event.direction {
+      found.append(
+        "direction: expected \(direction.rawValue), got \(event.direction?.rawValue ?? "none")")
+    }
+    compare("time", time, Double(event.time.microseconds) / 1_000_000)
+    compare("x", x, event.position.x)
+    compare("y", y, event.position.y)
+    compare("scale", scale, event.scale)
+    compare("angle", angle, event.angle)
+    return found
+  }
+}
+
+extension TouchScript {
+  /// Checks a replay's firings against the script's `expect` lines, in order.
+  ///
+  /// Returns nil when they agree; otherwise a report that lists every expected and every
+  /// actual firing side by side, so a failing scenario can be read without rerunning it.
+  public func check(firings: [GestureEvent], profile: Profile) -> String? {
+    var problems: [String] = []
+    if expectations.isEmpty && !expectsNothing {
+      return "\(file): the script has no expect line (write `expect nothing` if nothing must fire)"
+    }
+    if firings.count != expectations.count {
+      problems.append("expected \(expectations.count) firing(s), got \(firings.count)")
+    }
+    for (index, (expected, actual)) in zip(expectations, firings).enumerated() {
+      let differences = expected.differences(from: actual, profile: profile)
+      if !differences.isEmpty {
+        problems.append(
+          "firing #\(index + 1) (expect on line \(expected.line)): "
+            + differences.joined(separator: "; "))
+      }
+    }
+    if problems.isEmpty { return nil }
+    var report = ["\(file): replay does not match the script"]
+    report += problems.map { "  " + $0 }
+    report.append("  expected:")
+    if expectations.isEmpty { report.append("    nothing") }
+    for (index, expected) in expectations.enumerated() {
+      report.append("    #\(index + 1) line \(expected.line): \(expected)")
+    }
+    report.append("  actual:")
+    if firings.isEmpty { report.append("    nothing") }
+    for (index, firing) in firings.enumerated() {
+      report.append("    #\(index + 1) \(TouchScript.describe(firing, profile: profile))")
+    }
+    return report.joined(separator: "\n")
+  }
+
+  /// One firing in the words of an `expect` line, for reports.
+  public static func describe(_ event: GestureEvent, profile: Profile) -> String {
+    var parts = [event.gesture.rawValue]
+    if profile.bindings.indices.contains(event.binding) {
+      parts.append("binding=\(profile.displayName(ofBinding: event.binding))")
+    } else {
+      parts.append("binding=#\(event.binding)")
+    }
+    parts.append("profile=\(profile.name)")
+    let region = event.region.flatMap {
+      profile.regions.indices.contains($0) ? profile.regions[$0].name : nil
+    }
+    parts.append("region=\(region ?? "none")")
+    parts.append("fingers=\(event.fingers)")
+    if event.gesture == .tap { parts.append("taps=\(event.taps)") }
+    if let direction = event.direction { parts.append("direction=\(direction.rawValue)") }
+    parts.append("time=\(event.time)")
+    parts.append("x=\(Approximate.format(event.position.x))")
+    parts.append("y=\(Approximate.format(event.position.y))")
+    if let scale = event.scale { parts.append("scale=\(Approximate.format(scale))") }
+    if let angle = event.angle { parts.append("angle=\(Approximate.format(angle))") }
+    return parts.joined(separator: " ")
+  }
+}
