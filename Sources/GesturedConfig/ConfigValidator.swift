@@ -1,0 +1,685 @@
+import GestureCore
+
+/// Turns the YAML tree into a `Configuration`, reporting every problem it finds.
+///
+/// Each part is checked on its own and a broken part is left out, so one mistake does not
+/// hide the next: the operator sees every error of the file in one `gestured check`.
+struct ConfigValidator {
+  private var reader: ValueReader
+
+  var diagnostics: [Diagnostic] { reader.diagnostics }
+
+  init(file: String) { reader = ValueReader(file: file) }
+
+  static let topLevelKeys = ["thresholds", "devices", "regions", "bindings"]
+  static let deviceKeys = [
+    "name", "match", "rotation", "size", "calibration", "thresholds", "simultaneous", "regions",
+    "bindings", "grab", "environment", "user",
+  ]
+  static let matchKeys = ["name", "vendor", "product", "udev"]
+  static let sizeKeys = ["width", "height"]
+  static let regionKeys = ["name", "area"]
+  static let areaKeys = ["x", "y", "width", "height"]
+  static let bindingKeys = [
+    "gesture", "taps", "fingers", "direction", "edge", "region", "run", "name", "timeout",
+    "cooldown",
+    "environment", "user",
+  ]
+
+  /// Most taps a binding may ask for; more is a typo, and recognizers may size storage by it.
+  static let maximumTaps = 100
+  /// Most fingers gestured follows in one sequence.
+  static let maximumFingers = 5
+  /// Slack for sums of fractions such as 0.7 + 0.3.
+  private static let fractionTolerance = 1e-9
+
+  // MARK: Top level
+
+  mutating func configuration(root: YAMLNode?) -> Configuration {
+    guard let root else {
+      reader.warning(
+        at: reader.location(line: 1, column: 1),
+        "the config is empty: no bindings, so nothing runs",
+        hint: "add a 'bindings:' list")
+      return Configuration()
+    }
+    let top = Value(name: "the top level", key: nil, node: root)
+    let fields = reader.fields(top, allowed: Self.topLevelKeys) { name in
+      Self.deviceKeys.contains(name)
+        ? "'\(name)' is a per-device setting: put it in an entry under 'devices:'" : nil
+    }
+    guard let fields else { return Configuration() }
+
+    var global = Thresholds()
+    if let value = fields["thresholds"] { global = thresholds(value, base: global) }
+
+    guard let devicesValue = fields["devices"] else {
+      // The shorthand: top-level regions and bindings form the one default profile.
+      var profile = Profile()
+      profile.thresholds = global
+      profile.location = reader.location(of: root)
+      fillRegionsAndBindings(&profile, regions: fields["regions"], bindings: fields["bindings"])
+      if profile.bindings.isEmpty && !hasError {
+        reader.warning(
+          at: reader.location(of: root), "the config has no bindings, so nothing runs",
+          hint: "add a 'bindings:' list")
+      }
+      return Configuration(profiles: [profile])
+    }
+
+    for name in ["regions", "bindings"] {
+      guard let value = fields[name], let key = value.key else { continue }
+      reader.error(
+        at: reader.location(of: key), "top-level '\(name)' cannot be combined with 'devices:'",
+        hint:
+          "move '\(name)' into a device entry; an entry without 'match' covers every other touchscreen"
+      )
+    }
+    if fields["regions"] != nil || fields["bindings"] != nil {
+      // Still checked, so their own mistakes are reported in the same run.
+      var ignored = Profile()
+      fillRegionsAndBindings(&ignored, regions: fields["regions"], bindings: fields["bindings"])
+    }
+    return Configuration(profiles: devices(devicesValue, global: global))
+  }
+
+  private var hasError: Bool { reader.diagnostics.contains { $0.severity == .error } }
+
+  // MARK: Thresholds
+
+  /// `base` with the keys given here replaced: how a device's thresholds override the
+  /// global ones key by key.
+  private mutating func thresholds(_ value: Value, base: Thresholds) -> Thresholds {
+    var result = base
+    guard let fields = reader.fields(value, allowed: Thresholds.keys) else { return result }
+    for entry in fields.entries {
+      switch entry.name {
+      case "tap-slop": if let distance = reader.distance(entry) { result.tapSlop = distance }
+      case "tap-max-duration": if let time = reader.duration(entry) { result.tapMaxDuration = time }
+      case "multi-tap-gap": if let time = reader.duration(entry) { result.multiTapGap = time }
+      case "multi-tap-distance":
+        if let distance = reader.distance(entry) { result.multiTapDistance = distance }
+      case "long-press": if let time = reader.duration(entry) { result.longPress = time }
+      case "finger-landing": if let time = reader.duration(entry) { result.fingerLanding = time }
+      case "swipe-min-distance":
+        if let distance = reader.distance(entry) { result.swipeMinDistance = distance }
+      case "swipe-max-duration":
+        if let time = reader.duration(entry) { result.swipeMaxDuration = time }
+      case "swipe-angle":
+        guard let angle = reader.angle(entry) else { continue }
+        guard angle > 0 && angle <= 45 else {
+          reader.error(
+            entry, "'swipe-angle' must be more than 0deg and at most 45deg",
+            hint: "how far a swipe may stray from its axis; beyond 45deg directions would overlap")
+          continue
+        }
+        result.swipeAngle = angle
+      case "pinch-in":
+        guard let scale = reader.number(entry) else { continue }
+        guard scale > 0 && scale < 1 else {
+          reader.error(
+            entry, "'pinch-in' must be between 0 and 1",
+            hint: "the scale the fingers' distance shrinks to, e.g. 0.8")
+          continue
+        }
+        result.pinchIn = scale
+      case "pinch-out":
+        guard let scale = reader.number(entry) else { continue }
+        guard scale > 1 else {
+          reader.error(
+            entry, "'pinch-out' must be more than 1",
+            hint: "the scale the fingers' distance grows to, e.g. 1.25")
+          continue
+        }
+        result.pinchOut = scale
+      case "rotate-angle":
+        guard let angle = reader.angle(entry) else { continue }
+        guard angle > 0 && angle < 180 else {
+          reader.error(
+            entry, "'rotate-angle' must be more than 0deg and less than 180deg", hint: "e.g. 15deg")
+          continue
+        }
+        result.rotateAngle = angle
+      case "edge-width": if let distance = reader.distance(entry) { result.edgeWidth = distance }
+      case "stuck-contact": if let time = reader.duration(entry) { result.stuckContact = time }
+      default: break
+      }
+    }
+    return result
+  }
+
+  // MARK: Devices
+
+  private mutating func devices(_ value: Value, global: Thresholds) -> [Profile] {
+    guard let items = reader.list(value, itemName: "device entry") else { return [] }
+    if items.isEmpty {
+      reader.warning(
+        at: reader.location(of: value), "'devices' is empty, so every touchscreen is ignored",
+        hint: "add an entry; one without 'match' applies to every touchscreen")
+    }
+    var profiles: [Profile] = []
+    var firstDefault: Profile? = nil
+    var namesSeen: [String: SourceLocation] = [:]
+    var matchesSeen: [(match: DeviceMatch, profile: Profile)] = []
+    for item in items {
+      guard let parsed = profile(item, global: global) else { continue }
+      var profile = parsed.profile
+      let here = reader.location(of: item.node)
+      profile.location = here
+
+      if let first = namesSeen[profile.name] {
+        let location = parsed.nameValue.map { reader.location(of: $0) } ?? here
+        reader.error(
+          at: location, "profile name '\(profile.name)' is already used at line \(first.line)",
+          hint: parsed.nameValue == nil
+            ? "an entry without 'name' is called 'default'; give each entry its own 'name:'"
+            : "profile names must be unique")
+      } else {
+        namesSeen[profile.name] = here
+      }
+
+      // Profiles are tried in order and the default takes every device, so whatever
+      // follows it could never apply: an error rather than a silent dead entry.
+      if let first = firstDefault, let line = first.location?.line {
+        if profile.match == nil {
+          reader.error(
+            at: here,
+            "a second default profile: '\(first.name)' at line \(line) has no 'match' either",
+            hint: "give one of them a 'match:'; only one entry may apply to every touchscreen")
+        } else {
+          reader.error(
+            at: here,
+            "profile '\(profile.name)' can never match: the default profile '\(first.name)' at line \(line) comes first and takes every touchscreen",
+            hint: "move the entry without 'match' to the end of 'devices:'")
+        }
+      } else if let match = profile.match {
+        if let same = matchesSeen.first(where: { $0.match == match }),
+          let line = same.profile.location?.line
+        {
+          reader.error(
+            at: here,
+            "profile '\(profile.name)' can never match: profile '\(same.profile.name)' at line \(line) has the same match and comes first",
+            hint: "merge the two entries or make one match narrower")
+        }
+        if parsed.matchIsValid { matchesSeen.append((match, profile)) }
+      } else if parsed.matchIsValid {
+        firstDefault = profile
+      }
+
+      if profile.bindings.isEmpty && parsed.bindingsAreValid {
+        reader.warning(
+          at: here, "profile '\(profile.name)' has no bindings, so its touchscreens fire nothing",
+          hint: "add 'bindings:' to the entry")
+      }
+      profiles.append(profile)
+    }
+    return profiles
+  }
+
+  private struct ParsedProfile {
+    var profile: Profile
+    /// Where the `name:` value is, for duplicate-name errors.
+    var nameValue: Value?
+    /// False when `match:` was given but broken: then the entry is neither default nor matched.
+    var matchIsValid: Bool
+    var bindingsAreValid: Bool
+  }
+
+  private mutating func profile(_ item: Value, global: Thresholds) -> ParsedProfile? {
+    guard let fields = reader.fields(item, allowed: Self.deviceKeys, emptyIsFine: false) else {
+      return nil
+    }
+    var profile = Profile()
+    var parsed = ParsedProfile(
+      profile: profile, nameValue: nil, matchIsValid: true, bindingsAreValid: true)
+
+    if let value = fields["name"], let name = reader.string(value) {
+      profile.name = name
+      parsed.nameValue = value
+    }
+    if let value = fields["match"] {
+      if let match = deviceMatch(value) {
+        profile.match = match
+      } else {
+        parsed.matchIsValid = false
+        // Keeps the entry from counting as a default when its match is merely broken.
+        profile.match = DeviceMatch(name: "")
+      }
+    }
+    if let value = fields["rotation"], let degrees = reader.integer(value) {
+      if let rotation = Rotation(rawValue: degrees) {
+        profile.rotation = rotation
+      } else {
+        reader.error(
+          value, "rotation \(degrees) is not a quarter turn", hint: "one of 0, 90, 180, 270")
+      }
+    }
+    if let value = fields["size"] { profile.size = panelSize(value) }
+    if let value = fields["calibration"] { profile.calibration = calibration(value) }
+    profile.thresholds = fields["thresholds"].map { thresholds($0, base: global) } ?? global
+    if let value = fields["simultaneous"] { profile.pinchWithRotate = simultaneous(value) }
+    let errorsBefore = errorCount
+    fillRegionsAndBindings(&profile, regions: fields["regions"], bindings: fields["bindings"])
+    parsed.bindingsAreValid = errorCount == errorsBefore
+    if let value = fields["grab"], let grab = reader.bool(value) { profile.grab = grab }
+    if let value = fields["environment"], let environment = environment(value) {
+      profile.environment = environment
+    }
+    if let value = fields["user"], let user = reader.string(value) { profile.user = user }
+
+    parsed.profile = profile
+    return parsed
+  }
+
+  private var errorCount: Int { reader.diagnostics.count { $0.severity == .error } }
+
+  private mutating func deviceMatch(_ value: Value) -> DeviceMatch? {
+    guard let fields = reader.fields(value, allowed: Self.matchKeys) else { return nil }
+    guard !fields.entries.isEmpty else {
+      reader.error(
+        value, "'match' is empty, so it would match every touchscreen",
+        hint:
+          "remove 'match' to make this the default profile, or give name, vendor, product or udev")
+      return nil
+    }
+    var match = DeviceMatch()
+    var valid = true
+    if let entry = fields["name"] {
+      if let glob = reader.string(entry) { match.name = glob } else { valid = false }
+    }
+    for key in ["vendor", "product"] {
+      guard let entry = fields[key] else { continue }
+      guard let number = reader.integer(entry) else {
+        valid = false
+        continue
+      }
+      guard let id = UInt16(exactly: number) else {
+        reader.error(
+          entry, "'\(key)' must be 0 to 0xffff, not \(number)",
+          hint: "USB ids are 4 hex digits, e.g. 0x222a")
+        valid = false
+        continue
+      }
+      if key == "vendor" { match.vendor = id } else { match.product = id }
+    }
+    if let entry = fields["udev"] {
+      if let properties = reader.stringMap(entry) { match.udev = properties } else { valid = false }
+    }
+    return valid ? match : nil
+  }
+
+  private mutating func panelSize(_ value: Value) -> PanelSize? {
+    guard let fields = reader.fields(value, allowed: Self.sizeKeys, emptyIsFine: false) else {
+      return nil
+    }
+    var millimetres: [Double] = []
+    for key in Self.sizeKeys {
+      guard let entry = fields[key] else {
+        reader.error(
+          value, "'size' needs both width and height; '\(key)' is missing",
+          hint: "e.g. { width: 344mm, height: 194mm }")
+        continue
+      }
+      if let distance = reader.distance(entry, allowPercent: false) {
+        millimetres.append(distance.millimetres(diagonal: 0))
+      }
+    }
+    guard millimetres.count == 2 else { return nil }
+    return PanelSize(width: millimetres[0], height: millimetres[1])
+  }
+
+  private mutating func calibration(_ value: Value) -> [Double]? {
+    guard let items = reader.list(value, itemName: "calibration value") else { return nil }
+    guard items.count == 6 else {
+      reader.error(
+        value, "'calibration' needs 6 numbers, not \(items.count)",
+        hint:
+          "the first two rows of the matrix, as LIBINPUT_CALIBRATION_MATRIX: [1, 0, 0, 0, 1, 0] changes nothing"
+      )
+      return nil
+    }
+    let numbers = items.compactMap { reader.number($0) }
+    guard numbers.count == 6 else { return nil }
+    // A singular matrix maps the whole panel onto a line or a point.
+    if numbers[0] * numbers[4] - numbers[1] * numbers[3] == 0 {
+      reader.error(
+        value, "this calibration maps the whole panel onto a line",
+        hint: "a*e - b*d must not be 0; [1, 0, 0, 0, 1, 0] changes nothing")
+      return nil
+    }
+    return numbers
+  }
+
+  /// Only pinch and rotate can fire together: any other pair would need one gesture's
+  /// fingers to mean two things at once.
+  private mutating func simultaneous(_ value: Value) -> Bool {
+    guard let groups = reader.list(value, itemName: "simultaneous group") else { return false }
+    if !groups.isEmpty,
+      groups.allSatisfy({ if case .scalar = $0.node.content { true } else { false } })
+    {
+      // `[pinch, rotate]`: one level of brackets short.
+      reader.error(
+        value, "'simultaneous' is a list of groups, each a list of gestures",
+        hint: "write simultaneous: [[pinch, rotate]]")
+      return false
+    }
+    var pinchWithRotate = false
+    for group in groups {
+      guard let members = reader.list(group, itemName: "gesture") else { continue }
+      let gestures = members.compactMap {
+        reader.word($0, among: GestureKind.allCases, what: "a gesture")
+      }
+      guard gestures.count == members.count else { continue }
+      if gestures.count == 2 && Set(gestures) == [.pinch, .rotate] {
+        pinchWithRotate = true
+      } else {
+        reader.error(
+          group, "only pinch and rotate can be grouped in 'simultaneous'",
+          hint: "write simultaneous: [[pinch, rotate]]")
+      }
+    }
+    return pinchWithRotate
+  }
+
+  private mutating func environment(_ value: Value) -> [String: String]? {
+    reader.stringMap(value) { name in
+      name.isEmpty || name.contains("=") || name.contains("\0")
+        ? "'\(name)' cannot be an environment variable name" : nil
+    }
+  }
+
+  // MARK: Regions
+
+  private mutating func fillRegionsAndBindings(
+    _ profile: inout Profile, regions: Value?, bindings: Value?
+  ) {
+    if let regions { profile.regions = self.regions(regions) }
+    if let bindings { profile.bindings = self.bindings(bindings, regions: profile.regions) }
+  }
+
+  private mutating func regions(_ value: Value) -> [Region] {
+    guard let items = reader.list(value, itemName: "region") else { return [] }
+    var regions: [Region] = []
+    var lines: [Int] = []
+    for item in items {
+      guard let fields = reader.fields(item, allowed: Self.regionKeys, emptyIsFine: false) else {
+        continue
+      }
+      let area = fields["area"].map { self.area($0) } ?? .whole
+      guard let nameValue = fields["name"] else {
+        reader.error(item, "a region needs a 'name'", hint: "bindings refer to regions by name")
+        continue
+      }
+      guard let name = reader.string(nameValue) else { continue }
+      if let index = regions.firstIndex(where: { $0.name == name }) {
+        reader.error(nameValue, "region '\(name)' is already defined at line \(lines[index])")
+        continue
+      }
+      if let area, let index = regions.firstIndex(where: { Self.area($0.area, covers: area) }) {
+        reader.warning(
+          at: reader.location(of: item),
+          "region '\(name)' lies inside '\(regions[index].name)', listed before it at line \(lines[index]): no gesture ever belongs to '\(name)'",
+          hint: "the first region containing a touch wins; list the smaller region first")
+      }
+      // A region with a broken area is still known by name, so bindings naming it do not
+      // produce a second, misleading "unknown region" error.
+      regions.append(Region(name: name, area: area ?? .whole))
+      lines.append(item.line)
+    }
+    return regions
+  }
+
+  private static func area(_ outer: Area, covers inner: Area) -> Bool {
+    let slack = fractionTolerance
+    return outer.x <= inner.x + slack && outer.y <= inner.y + slack
+      && outer.x + outer.width + slack >= inner.x + inner.width
+      && outer.y + outer.height + slack >= inner.y + inner.height
+  }
+
+  /// Fractions of the panel as the user sees it; all four keys are required so that an
+  /// area always reads unambiguously.
+  private mutating func area(_ value: Value) -> Area? {
+    if value.node.isNull { return .whole }
+    guard let fields = reader.fields(value, allowed: Self.areaKeys, emptyIsFine: false) else {
+      return nil
+    }
+    let missing = Self.areaKeys.filter { fields[$0] == nil }
+    if !missing.isEmpty {
+      reader.error(
+        value, "'area' needs x, y, width and height; missing: \(missing.joined(separator: ", "))",
+        hint:
+          "fractions of the panel, e.g. { x: 0, y: 0, width: 0.1, height: 0.1 }; leave out 'area' for the whole panel"
+      )
+    }
+    var numbers: [String: Double] = [:]
+    for key in Self.areaKeys {
+      guard let entry = fields[key], let number = reader.number(entry) else { continue }
+      let isOrigin = key == "x" || key == "y"
+      if isOrigin ? !(number >= 0 && number < 1) : !(number > 0 && number <= 1) {
+        reader.error(
+          entry,
+          isOrigin
+            ? "'\(key)' must be at least 0 and less than 1"
+            : "'\(key)' must be more than 0 and at most 1",
+          hint: "areas are fractions of the panel: 0 is the left or top edge, 1 the right or bottom"
+        )
+        continue
+      }
+      numbers[key] = number
+    }
+    for (origin, size, edge) in [("x", "width", "right"), ("y", "height", "bottom")] {
+      guard let start = numbers[origin], let length = numbers[size], let entry = fields[size] else {
+        continue
+      }
+      if start + length > 1 + Self.fractionTolerance {
+        reader.error(
+          entry,
+          "\(origin) + \(size) is \(start + length): the area reaches past the \(edge) edge of the panel",
+          hint: "make \(size) at most \(Self.shortDecimal(1 - start))")
+        numbers[size] = nil
+      }
+    }
+    guard let x = numbers["x"], let y = numbers["y"], let width = numbers["width"],
+      let height = numbers["height"]
+    else { return nil }
+    return Area(x: x, y: y, width: width, height: height)
+  }
+
+  private static func shortDecimal(_ value: Double) -> String {
+    let rounded = (value * 1_000_000).rounded() / 1_000_000
+    return "\(rounded)"
+  }
+
+  // MARK: Bindings
+
+  /// What makes two bindings the same trigger; two equal ones in a profile are an error.
+  private struct Trigger: Hashable {
+    var gesture: GestureKind
+    var taps: Int
+    var fingers: Int
+    var direction: Direction?
+    var edge: Edge?
+    var region: Int?
+  }
+
+  private mutating func bindings(_ value: Value, regions: [Region]) -> [Binding] {
+    guard let items = reader.list(value, itemName: "binding") else { return [] }
+    var bindings: [Binding] = []
+    var triggers: [Trigger: Int] = [:]
+    var names: [String: Int] = [:]
+    for item in items {
+      guard let binding = binding(item, regions: regions) else { continue }
+      let trigger = Trigger(
+        gesture: binding.gesture, taps: binding.taps, fingers: binding.fingers,
+        direction: binding.direction,
+        edge: binding.edge, region: binding.region)
+      if let line = triggers[trigger] {
+        reader.error(
+          item,
+          "this binding repeats the one at line \(line): same gesture, taps, fingers, direction, edge and region",
+          hint: "only one command can run per gesture; remove one or change what tells them apart")
+        continue
+      }
+      triggers[trigger] = item.line
+      if let name = binding.name {
+        if let line = names[name] {
+          reader.error(
+            at: binding.location ?? reader.location(of: item),
+            "binding name '\(name)' is already used at line \(line)",
+            hint: "binding names must be unique within a profile")
+          continue
+        }
+        names[name] = item.line
+      }
+      bindings.append(binding)
+    }
+    return bindings
+  }
+
+  private mutating func binding(_ item: Value, regions: [Region]) -> Binding? {
+    guard let fields = reader.fields(item, allowed: Self.bindingKeys, emptyIsFine: false) else {
+      return nil
+    }
+    let errorsBefore = errorCount
+
+    var gesture: GestureKind? = nil
+    if let value = fields["gesture"] {
+      gesture = reader.word(value, among: GestureKind.allCases, what: "a gesture")
+    } else {
+      reader.error(
+        item, "a binding needs a 'gesture'", hint: "one of tap, long-press, swipe, pinch, rotate")
+    }
+
+    var run: String? = nil
+    if let value = fields["run"] {
+      run = reader.string(value)
+    } else {
+      reader.error(
+        item, "a binding needs 'run', the command to run", hint: "e.g. run: \"xdotool key F5\"")
+    }
+
+    var taps = 1
+    if let value = fields["taps"], let number = reader.integer(value) {
+      if let gesture, gesture != .tap {
+        reader.error(
+          value, "'taps' applies only to tap, not to \(gesture.rawValue)", hint: "remove 'taps'")
+      } else if number < 1 || number > Self.maximumTaps {
+        reader.error(
+          value, "'taps' must be 1 to \(Self.maximumTaps), not \(number)",
+          hint: number < 1 ? "a single tap is taps: 1" : nil)
+      } else {
+        taps = number
+      }
+    }
+
+    let twoFingerGesture = gesture == .pinch || gesture == .rotate
+    var fingers: Int? = nil
+    if let value = fields["fingers"], let number = reader.integer(value) {
+      if number < 1 || number > Self.maximumFingers {
+        reader.error(
+          value, "'fingers' must be 1 to \(Self.maximumFingers), not \(number)",
+          hint: "gestured follows up to \(Self.maximumFingers) fingers")
+      } else if let gesture, twoFingerGesture, number != 2 {
+        reader.error(
+          value, "'fingers' must be 2 for \(gesture.rawValue)",
+          hint: "pinch and rotate use exactly 2 fingers")
+      } else {
+        fingers = number
+      }
+    }
+
+    let direction = bindingDirection(fields["direction"], gesture: gesture, item: item)
+
+    var edge: Edge? = nil
+    if let value = fields["edge"] {
+      if let gesture, gesture != .swipe {
+        reader.error(
+          value, "'edge' applies only to swipe, not to \(gesture.rawValue)", hint: "remove 'edge'")
+      } else {
+        edge = reader.word(value, among: Edge.allCases, what: "an edge")
+      }
+    }
+    if let edge, let direction, Self.leavesPanel(from: edge, moving: direction),
+      let value = fields["edge"]
+    {
+      reader.warning(
+        at: reader.location(of: value),
+        "a swipe \(direction.rawValue) from the \(edge.rawValue) edge moves off the panel and can hardly happen",
+        hint: "an edge swipe usually moves away from its edge")
+    }
+
+    var region: Int? = nil
+    if let value = fields["region"], let name = reader.string(value) {
+      region = regions.firstIndex { $0.name == name }
+      if region == nil {
+        let names = regions.map(\.name)
+        let hint =
+          names.isEmpty
+          ? "this profile defines no regions; add a 'regions:' list"
+          : Suggestions.closest(to: name, among: names).map { "did you mean '\($0)'?" }
+            ?? "regions here: \(names.joined(separator: ", "))"
+        reader.error(value, "unknown region '\(name)'", hint: hint)
+      }
+    }
+
+    var name: String? = nil
+    if let value = fields["name"] { name = reader.string(value) }
+    let timeout = fields["timeout"].flatMap { reader.duration($0) }
+    let cooldown = fields["cooldown"].flatMap { reader.duration($0, allowZero: true) }
+    let environment = fields["environment"].flatMap { self.environment($0) }
+    let user = fields["user"].flatMap { reader.string($0) }
+
+    guard errorCount == errorsBefore, let gesture, let run else { return nil }
+    var binding = Binding(
+      name: name, gesture: gesture, taps: taps, fingers: fingers, direction: direction, edge: edge,
+      region: region, run: run)
+    if let timeout { binding.timeout = timeout }
+    if let cooldown { binding.cooldown = cooldown }
+    if let environment { binding.environment = environment }
+    binding.user = user
+    binding.location = reader.location(of: item)
+    return binding
+  }
+
+  /// Swipes, pinches and rotations need a direction of their own kind; taps and long
+  /// presses take none.
+  private mutating func bindingDirection(_ value: Value?, gesture: GestureKind?, item: Value)
+    -> Direction?
+  {
+    guard let gesture else {
+      return value.flatMap { reader.word($0, among: Direction.allCases, what: "a direction") }
+    }
+    let allowed: [Direction]
+    switch gesture {
+    case .tap, .longPress:
+      if let value {
+        reader.error(
+          value, "'direction' does not apply to \(gesture.rawValue)", hint: "remove 'direction'")
+      }
+      return nil
+    case .swipe: allowed = [.up, .down, .left, .right]
+    case .pinch: allowed = [.in, .out]
+    case .rotate: allowed = [.clockwise, .counterclockwise]
+    }
+    let names = allowed.map(\.rawValue).joined(separator: ", ")
+    guard let value else {
+      reader.error(
+        item, "a \(gesture.rawValue) binding needs a 'direction'", hint: "one of \(names)")
+      return nil
+    }
+    guard let text = reader.string(value) else { return nil }
+    if let direction = allowed.first(where: { $0.rawValue == text }) { return direction }
+    let hint =
+      Suggestions.closest(to: text, among: allowed.map(\.rawValue)).map { "did you mean '\($0)'?" }
+      ?? "one of \(names)"
+    reader.error(value, "'\(text)' is not a \(gesture.rawValue) direction", hint: hint)
+    return nil
+  }
+
+  private static func leavesPanel(from edge: Edge, moving direction: Direction) -> Bool {
+    switch (edge, direction) {
+    case (.left, .left), (.right, .right), (.top, .up), (.bottom, .down): true
+    default: false
+    }
+  }
+}

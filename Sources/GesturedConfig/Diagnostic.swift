@@ -1,0 +1,47 @@
+import GestureCore
+
+/// One finding about a config file, pointing at the line and column (1-based) it is about.
+public struct Diagnostic: Sendable, CustomStringConvertible {
+  public enum Severity: Sendable {
+    case error, warning
+  }
+
+  public var severity: Severity
+  public var location: SourceLocation
+  public var message: String
+  /// What to do about it, when there is something better to say than the message.
+  public var hint: String?
+
+  public init(severity: Severity, location: SourceLocation, message: String, hint: String? = nil) {
+    self.severity = severity
+    self.location = location
+    self.message = message
+    self.hint = hint
+  }
+
+  /// `FILE:LINE:COL: error: message`, the form compilers use, so editors can jump to it.
+  public var description: String {
+    let label =
+      switch severity {
+      case .error: "error"
+      case .warning: "warning"
+      }
+    return "\(location): \(label): \(message)" + (hint.map { "\n  hint: \($0)" } ?? "")
+  }
+}
+
+/// The outcome of reading a config: a configuration when there is no error, and every
+/// diagnostic found, ordered by position.
+public struct ConfigLoadResult: Sendable {
+  /// nil exactly when `diagnostics` holds an error.
+  public var configuration: Configuration?
+  public var diagnostics: [Diagnostic]
+
+  public init(configuration: Configuration?, diagnostics: [Diagnostic]) {
+    self.configuration = configuration
+    self.diagnostics = diagnostics
+  }
+
+  public var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
+  public var warnings: [Diagnostic] { diagnostics.filter { $0.severity == .warning } }
+}

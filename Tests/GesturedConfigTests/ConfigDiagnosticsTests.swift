@@ -1,0 +1,483 @@
+import GestureCore
+import Testing
+
+@testable import GesturedConfig
+
+@Suite("Config diagnostics")
+struct ConfigDiagnosticsTests {
+  // MARK: Keys
+
+  @Test("an unknown key is reported at the key, with a did-you-mean")
+  func unknownKey() {
+    expectOneError(
+      """
+      bindings:
+        - gesture: tap
+          fingres: 2
+          run: x
+      """, line: 3, column: 5, "unknown key 'fingres' in binding", hint: "did you mean 'fingers'?")
+  }
+
+  @Test("an unknown threshold key suggests the closest one")
+  func unknownThreshold() {
+    expectOneError(
+      "thresholds: { long_press: 400ms }\nbindings: [{ gesture: tap, run: x }]\n", line: 1,
+      column: 15,
+      "unknown key 'long_press' in thresholds", hint: "did you mean 'long-press'?")
+  }
+
+  @Test("a per-device key at the top level says where it belongs")
+  func deviceKeyAtTopLevel() {
+    expectOneError(
+      "rotation: 90\nbindings: [{ gesture: tap, run: x }]\n", line: 1, column: 1,
+      "unknown key 'rotation'",
+      hint: "put it in an entry under 'devices:'")
+  }
+
+  @Test("an unknown key far from every known one lists the known keys")
+  func unknownKeyWithoutSuggestion() {
+    expectOneError(
+      "regions:\n  - { name: a, colour: red }\nbindings: [{ gesture: tap, run: x }]\n", line: 2,
+      column: 16,
+      "unknown key 'colour' in region", hint: "known keys here: name, area")
+  }
+
+  // MARK: Types
+
+  @Test("a map where a list belongs is reported at the value")
+  func mapInsteadOfList() {
+    expectOneError(
+      "bindings: { gesture: tap, run: x }\n", line: 1, column: 11,
+      "expected a list for 'bindings', got a map")
+  }
+
+  @Test("a list where a string belongs is reported at the value")
+  func listInsteadOfString() {
+    expectOneError(
+      "bindings:\n  - gesture: tap\n    run: [a, b]\n", line: 3, column: 10,
+      "expected a string for 'run', got a list")
+  }
+
+  @Test("a word where a number belongs")
+  func wordInsteadOfNumber() {
+    expectOneError(
+      "bindings:\n  - { gesture: tap, taps: two, run: x }\n", line: 2, column: 27,
+      "'taps' must be a whole number, not 'two'")
+  }
+
+  @Test("an empty value is reported at its key, where it can be seen")
+  func emptyValue() {
+    expectOneError(
+      "bindings:\n  - gesture: tap\n    run:\n", line: 3, column: 5, "'run' needs a value")
+  }
+
+  @Test("a non-boolean grab")
+  func badBoolean() {
+    expectOneError(
+      "devices:\n  - grab: maybe\n    bindings: [{ gesture: tap, run: x }]\n", line: 2, column: 11,
+      "'grab' must be true or false")
+  }
+
+  // MARK: Units
+
+  @Test("a duration without a unit says how to write it")
+  func bareDuration() {
+    expectOneError(
+      "thresholds:\n  tap-max-duration: 300\nbindings: [{ gesture: tap, run: x }]\n", line: 2,
+      column: 21,
+      "'tap-max-duration': '300' needs a unit", hint: "write 300ms")
+  }
+
+  @Test("a distance in an unknown unit")
+  func unknownDistanceUnit() {
+    expectOneError(
+      "thresholds: { tap-slop: 12px }\nbindings: [{ gesture: tap, run: x }]\n", line: 1, column: 25,
+      "unknown unit 'px'", hint: "mm, cm or %")
+  }
+
+  @Test("a percentage is no physical size")
+  func percentSize() {
+    expectOneError(
+      "devices:\n  - size: { width: 30%, height: 194mm }\n    bindings: [{ gesture: tap, run: x }]\n",
+      line: 2,
+      column: 20, "'width': '30%' cannot be a percentage here")
+  }
+
+  @Test("zero and negative durations where they make no sense")
+  func zeroAndNegativeDurations() {
+    expectOneError(
+      "thresholds: { long-press: 0ms }\nbindings: [{ gesture: tap, run: x }]\n", line: 1,
+      column: 27,
+      "'long-press' must be longer than 0")
+    expectOneError(
+      "bindings: [{ gesture: tap, run: x, timeout: -1s }]\n", line: 1, column: 45,
+      "'timeout': '-1s' is negative")
+  }
+
+  @Test("threshold values outside their range")
+  func thresholdRanges() {
+    expectOneError(
+      "thresholds: { swipe-angle: 50deg }\nbindings: [{ gesture: tap, run: x }]\n", line: 1,
+      column: 28,
+      "'swipe-angle' must be more than 0deg and at most 45deg")
+    expectOneError(
+      "thresholds: { pinch-in: 1.2 }\nbindings: [{ gesture: tap, run: x }]\n", line: 1, column: 25,
+      "'pinch-in' must be between 0 and 1")
+    expectOneError(
+      "thresholds: { pinch-out: 0.9 }\nbindings: [{ gesture: tap, run: x }]\n", line: 1, column: 26,
+      "'pinch-out' must be more than 1")
+    expectOneError(
+      "thresholds: { rotate-angle: 180deg }\nbindings: [{ gesture: tap, run: x }]\n", line: 1,
+      column: 29,
+      "'rotate-angle' must be more than 0deg and less than 180deg")
+    expectOneError(
+      "thresholds: { tap-slop: 0mm }\nbindings: [{ gesture: tap, run: x }]\n", line: 1, column: 25,
+      "'tap-slop' must be more than 0")
+  }
+
+  // MARK: Impossible values
+
+  @Test("taps 0 is impossible")
+  func zeroTaps() {
+    expectOneError(
+      "bindings:\n  - gesture: tap\n    taps: 0\n    run: x\n", line: 3, column: 11,
+      "'taps' must be 1 to 100, not 0",
+      hint: "a single tap is taps: 1")
+  }
+
+  @Test("six fingers are more than gestured follows")
+  func sixFingers() {
+    expectOneError(
+      "bindings:\n  - { gesture: swipe, direction: up, fingers: 6, run: x }\n", line: 2, column: 47,
+      "'fingers' must be 1 to 5, not 6")
+  }
+
+  @Test("pinch and rotate take exactly two fingers")
+  func pinchFingers() {
+    expectOneError(
+      "bindings:\n  - { gesture: pinch, direction: in, fingers: 3, run: x }\n", line: 2, column: 47,
+      "'fingers' must be 2 for pinch")
+  }
+
+  @Test("rotation 45 is no quarter turn")
+  func rotation45() {
+    expectOneError(
+      "devices:\n  - rotation: 45\n    bindings: [{ gesture: tap, run: x }]\n", line: 2, column: 15,
+      "rotation 45 is not a quarter turn", hint: "one of 0, 90, 180, 270")
+  }
+
+  @Test("an area reaching past the panel's edge is reported at its size")
+  func areaOutsidePanel() {
+    expectOneError(
+      """
+      regions:
+        - name: strip
+          area: { x: 0.8, y: 0, width: 0.3, height: 1 }
+      bindings: [{ gesture: tap, run: x }]
+      """, line: 3, column: 34, "x + width is 1.1", hint: "make width at most 0.2")
+  }
+
+  @Test("area fractions must lie in 0..1, and all four are needed")
+  func areaFractions() {
+    expectOneError(
+      "regions:\n  - { name: a, area: { x: -0.1, y: 0, width: 0.5, height: 0.5 } }\nbindings: [{ gesture: tap, run: x }]\n",
+      line: 2, column: 27, "'x' must be at least 0 and less than 1")
+    expectOneError(
+      "regions:\n  - { name: a, area: { x: 0, y: 0, width: 0, height: 0.5 } }\nbindings: [{ gesture: tap, run: x }]\n",
+      line: 2, column: 43, "'width' must be more than 0 and at most 1")
+    expectOneError(
+      "regions:\n  - { name: a, area: { x: 0, y: 0 } }\nbindings: [{ gesture: tap, run: x }]\n",
+      line: 2, column: 22,
+      "missing: width, height")
+    expectOneError(
+      "regions:\n  - { name: a, area: { x: 10%, y: 0, width: 0.5, height: 0.5 } }\nbindings: [{ gesture: tap, run: x }]\n",
+      line: 2, column: 27, "'x' must be a number, not '10%'", hint: "80% is 0.8")
+  }
+
+  @Test("vendor ids beyond 16 bits")
+  func vendorOutOfRange() {
+    expectOneError(
+      "devices:\n  - match: { vendor: 0x10000 }\n    bindings: [{ gesture: tap, run: x }]\n",
+      line: 2, column: 22,
+      "'vendor' must be 0 to 0xffff, not 65536")
+  }
+
+  @Test("calibration needs six numbers and an invertible matrix")
+  func calibration() {
+    expectOneError(
+      "devices:\n  - calibration: [1, 0, 0, 0, 1]\n    bindings: [{ gesture: tap, run: x }]\n",
+      line: 2, column: 18,
+      "'calibration' needs 6 numbers, not 5")
+    expectOneError(
+      "devices:\n  - calibration: [1, 2, 0, 2, 4, 0]\n    bindings: [{ gesture: tap, run: x }]\n",
+      line: 2, column: 18,
+      "onto a line")
+  }
+
+  // MARK: Gestures
+
+  @Test("an unknown gesture suggests the closest")
+  func unknownGesture() {
+    expectOneError(
+      "bindings:\n  - { gesture: longpress, run: x }\n", line: 2, column: 16,
+      "'longpress' is not a gesture",
+      hint: "did you mean 'long-press'?")
+  }
+
+  @Test("swipes need a direction; taps must not have one; pinches take in or out")
+  func directions() {
+    expectOneError(
+      "bindings:\n  - { gesture: swipe, run: x }\n", line: 2, column: 5,
+      "a swipe binding needs a 'direction'",
+      hint: "one of up, down, left, right")
+    expectOneError(
+      "bindings:\n  - { gesture: tap, direction: up, run: x }\n", line: 2, column: 32,
+      "'direction' does not apply to tap")
+    expectOneError(
+      "bindings:\n  - { gesture: pinch, direction: up, run: x }\n", line: 2, column: 34,
+      "'up' is not a pinch direction",
+      hint: "one of in, out")
+  }
+
+  @Test("edge only on swipes, and taps only on taps")
+  func gestureSpecificKeys() {
+    expectOneError(
+      "bindings:\n  - { gesture: tap, edge: left, run: x }\n", line: 2, column: 27,
+      "'edge' applies only to swipe")
+    expectOneError(
+      "bindings:\n  - { gesture: long-press, taps: 2, run: x }\n", line: 2, column: 34,
+      "'taps' applies only to tap")
+  }
+
+  @Test("a binding without run")
+  func missingRun() {
+    expectOneError(
+      "bindings:\n  - gesture: tap\n    taps: 2\n", line: 2, column: 5, "a binding needs 'run'")
+    expectOneError(
+      "bindings:\n  - { gesture: tap, run: \"  \" }\n", line: 2, column: 26, "'run' is empty")
+  }
+
+  @Test("an unknown region suggests the closest one")
+  func unknownRegion() {
+    expectOneError(
+      """
+      regions:
+        - { name: corner, area: { x: 0, y: 0, width: 0.1, height: 0.1 } }
+      bindings:
+        - { gesture: tap, taps: 5, region: cornr, run: x }
+      """, line: 4, column: 38, "unknown region 'cornr'", hint: "did you mean 'corner'?")
+  }
+
+  @Test("a region name used when the profile has no regions")
+  func regionWithoutRegions() {
+    expectOneError(
+      "bindings:\n  - { gesture: tap, region: main, run: x }\n", line: 2, column: 29,
+      "unknown region 'main'",
+      hint: "defines no regions")
+  }
+
+  @Test("only pinch and rotate can be simultaneous")
+  func simultaneous() {
+    expectOneError(
+      "devices:\n  - simultaneous: [[tap, swipe]]\n    bindings: [{ gesture: tap, run: x }]\n",
+      line: 2, column: 20,
+      "only pinch and rotate can be grouped", hint: "[[pinch, rotate]]")
+  }
+
+  @Test("environment variable names cannot contain '='")
+  func environmentName() {
+    expectOneError(
+      "bindings:\n  - { gesture: tap, run: x, environment: { \"A=B\": c } }\n", line: 2, column: 44,
+      "'A=B' cannot be an environment variable name")
+  }
+
+  // MARK: Uniqueness and order
+
+  @Test("two bindings for the same trigger: the second names the first one's line")
+  func duplicateBinding() {
+    expectOneError(
+      """
+      bindings:
+        - { gesture: tap, taps: 2, run: a }
+        - { gesture: swipe, direction: up, run: b }
+        - { gesture: tap, taps: 2, fingers: 1, run: c }
+      """, line: 4, column: 5, "this binding repeats the one at line 2")
+  }
+
+  @Test("the same gesture in different regions or with another finger count is no duplicate")
+  func notDuplicates() {
+    let configuration = expectValid(
+      """
+      regions: [{ name: a, area: { x: 0, y: 0, width: 0.5, height: 1 } }, { name: b }]
+      bindings:
+        - { gesture: tap, run: any }
+        - { gesture: tap, region: a, run: a }
+        - { gesture: tap, region: b, run: b }
+        - { gesture: tap, fingers: 2, run: two }
+        - { gesture: swipe, direction: up, run: up }
+        - { gesture: swipe, direction: up, edge: bottom, run: edge }
+      """)
+    #expect(configuration?.profiles.first?.bindings.count == 6)
+  }
+
+  @Test("binding names and region names are unique within a profile")
+  func duplicateNames() {
+    expectOneError(
+      "bindings:\n  - { name: go, gesture: tap, run: a }\n  - { name: go, gesture: long-press, run: b }\n",
+      line: 3,
+      column: 5, "binding name 'go' is already used at line 2")
+    expectOneError(
+      "regions: [{ name: a }, { name: a }]\nbindings: [{ gesture: tap, run: x }]\n", line: 1,
+      column: 32,
+      "region 'a' is already defined at line 1")
+  }
+
+  @Test("profile names are unique")
+  func duplicateProfileNames() {
+    expectOneError(
+      """
+      devices:
+        - { name: lobby, match: { name: "A*" }, bindings: [{ gesture: tap, run: x }] }
+        - { name: lobby, bindings: [{ gesture: tap, run: x }] }
+      """, line: 3, column: 13, "profile name 'lobby' is already used at line 2")
+  }
+
+  @Test("an entry after the default profile can never match")
+  func unreachableAfterDefault() {
+    expectOneError(
+      """
+      devices:
+        - name: everything
+          bindings: [{ gesture: tap, run: x }]
+        - name: lobby
+          match: { name: "ILITEK*" }
+          bindings: [{ gesture: tap, run: y }]
+      """, line: 4, column: 5,
+      "profile 'lobby' can never match: the default profile 'everything' at line 2 comes first",
+      hint: "move the entry without 'match' to the end")
+  }
+
+  @Test("two default profiles are an error")
+  func twoDefaults() {
+    expectOneError(
+      """
+      devices:
+        - { name: a, bindings: [{ gesture: tap, run: x }] }
+        - { name: b, bindings: [{ gesture: tap, run: x }] }
+      """, line: 3, column: 5, "a second default profile: 'a' at line 2")
+  }
+
+  @Test("an entry with the same match as an earlier one can never match")
+  func sameMatchTwice() {
+    expectOneError(
+      """
+      devices:
+        - { name: a, match: { vendor: 0x222a }, bindings: [{ gesture: tap, run: x }] }
+        - { name: b, match: { vendor: 8746 }, bindings: [{ gesture: tap, run: x }] }
+      """, line: 3, column: 5,
+      "profile 'b' can never match: profile 'a' at line 2 has the same match")
+  }
+
+  @Test("an empty match would take every device, so it is refused")
+  func emptyMatch() {
+    expectOneError(
+      "devices:\n  - { match: {}, bindings: [{ gesture: tap, run: x }] }\n", line: 2, column: 14,
+      "'match' is empty",
+      hint: "remove 'match'")
+  }
+
+  @Test("devices and top-level bindings together are an error with a hint")
+  func devicesAndShorthand() {
+    expectOneError(
+      """
+      bindings: [{ gesture: tap, run: x }]
+      devices:
+        - { bindings: [{ gesture: tap, run: x }] }
+      """, line: 1, column: 1, "top-level 'bindings' cannot be combined with 'devices:'",
+      hint: "move 'bindings' into a device entry")
+  }
+
+  // MARK: Several errors
+
+  @Test("every error of a file is reported, in file order")
+  func severalErrors() throws {
+    let result = check(
+      """
+      thresholds:
+        long-press: 500
+        tap-slp: 3mm
+      regions:
+        - { name: corner, area: { x: 0.95, y: 0, width: 0.1, height: 0.1 } }
+      bindings:
+        - gesture: tap
+          taps: 0
+          region: cornr
+          run: a
+        - gesture: swipe
+          fingers: 6
+          run: b
+        - { gesture: pinch, direction: out, run: c }
+        - { gesture: pinch, direction: out, run: d }
+      """)
+    #expect(result.configuration == nil)
+    #expect(result.warnings.isEmpty)
+    #expect(
+      positions(result.errors) == [
+        [2, 15], [3, 3], [5, 51], [8, 11], [9, 13], [11, 5], [12, 14], [15, 5],
+      ],
+      "\(result.errors.map(\.description))")
+    let messages = result.errors.map(\.message)
+    #expect(messages[0].contains("needs a unit"))
+    #expect(messages[1].contains("unknown key 'tap-slp'"))
+    #expect(messages[2].contains("x + width"))
+    #expect(messages[3].contains("'taps' must be 1 to 100"))
+    #expect(messages[4].contains("unknown region 'cornr'"))
+    #expect(messages[5].contains("needs a 'direction'"))
+    #expect(messages[6].contains("'fingers' must be 1 to 5"))
+    #expect(messages[7].contains("repeats the one at line 14"))
+  }
+
+  @Test("diagnostics print as FILE:LINE:COL: error: message, with the hint below")
+  func descriptionFormat() throws {
+    let error = try #require(
+      expectOneError(
+        "bindings:\n  - { gesture: tapp, run: x }\n", line: 2, column: 16, "'tapp' is not a gesture"
+      ))
+    #expect(
+      error.description
+        == "test.yaml:2:16: error: 'tapp' is not a gesture\n  hint: did you mean 'tap'?")
+  }
+
+  // MARK: Warnings
+
+  @Test("a profile without bindings is valid, with a warning at the entry")
+  func profileWithoutBindings() throws {
+    let result = check("devices:\n  - name: quiet\n")
+    #expect(result.configuration != nil)
+    #expect(result.errors.isEmpty)
+    #expect(positions(result.warnings) == [[2, 5]])
+    #expect(result.warnings.first?.message.contains("profile 'quiet' has no bindings") == true)
+    #expect(result.warnings.first?.description.hasPrefix("test.yaml:2:5: warning: ") == true)
+  }
+
+  @Test("a region inside an earlier one can never be reached: a warning")
+  func shadowedRegion() throws {
+    let result = check(
+      """
+      regions:
+        - { name: all }
+        - { name: corner, area: { x: 0, y: 0, width: 0.1, height: 0.1 } }
+      bindings: [{ gesture: tap, region: corner, run: x }]
+      """)
+    #expect(result.configuration != nil)
+    #expect(positions(result.warnings) == [[3, 5]])
+    #expect(result.warnings.first?.message.contains("region 'corner' lies inside 'all'") == true)
+  }
+
+  @Test("an edge swipe towards its own edge: a warning at the edge")
+  func edgeSwipeOffPanel() {
+    let result = check("bindings:\n  - { gesture: swipe, direction: down, edge: bottom, run: x }\n")
+    #expect(result.configuration != nil)
+    #expect(positions(result.warnings) == [[2, 46]])
+  }
+}
