@@ -69,7 +69,6 @@ enum TouchCommand {
 /// Reads a script line by line; `finish` turns what it read into a `TouchScript`.
 struct ScriptReader {
   var panel: Panel?
-  var panelLine = 0
   var seed: UInt64 = 1
   var jitter = 0.0
   var rate = 100.0
@@ -106,7 +105,6 @@ struct ScriptReader {
     case "panel":
       try once()
       panel = try readPanel(line)
-      panelLine = n
     case "seed":
       try once()
       let word = try single("e.g. seed 42")

@@ -77,8 +77,6 @@ struct Arguments {
     return values[key]
   }
 
-  func has(_ key: String) -> Bool { values[key] != nil }
-
   /// Unknown keys are mistakes (a typo would otherwise silently fall back to a default).
   func rejectUnused(known: [String]) throws(TouchScriptError) {
     for key in order where !used.contains(key) {
@@ -229,10 +227,20 @@ enum ScriptValue {
     return PanelSize(width: width, height: height)
   }
 
-  /// `VALUE` or `VALUE±TOLERANCE` (also `VALUE+-TOLERANCE`), each read by `read`.
+  /// `VALUE`, `VALUE±TOLERANCE` (also `VALUE+-TOLERANCE`) or `LOW..HIGH`, each part read by
+  /// `read`. A range suits values that only ever land on one side of a threshold, such as the
+  /// scale a pinch reports when it fires.
   static func approximate(
     _ text: String, defaultTolerance: Double, read: (String) -> Double?
   ) -> Approximate? {
+    if let dots = text.indices.dropFirst().first(where: {
+      text[$0] == "." && text.index(after: $0) < text.endIndex && text[text.index(after: $0)] == "."
+    }) {
+      guard let low = read(String(text[..<dots])),
+        let high = read(String(text[text.index(dots, offsetBy: 2)...])), low <= high
+      else { return nil }
+      return Approximate(value: (low + high) / 2, tolerance: (high - low) / 2)
+    }
     var valueText = text
     var toleranceText: String? = nil
     if let sign = text.firstIndex(of: "±") {

@@ -23,7 +23,8 @@ import GestureCore
 //   rotate at= center=X,Y span=SPAN by=ANGLE [to=SPAN angle= still= stagger= duration=400ms]
 //
 //   expect tap binding=reload taps=2 fingers=1 region=main time=0.38±0.02 x=0.5±0.01 y=0.5±0.01
-//   expect nothing
+//   expect pinch direction=in scale=0.75..0.8 time=380ms+-40ms   # ranges for one-sided values
+//   expect nothing                   # the replay must fire nothing at all
 //
 // Timing rules: a finger that lifts with a position (macros, `at T up F X Y`) reaches it one
 // sample before the lift, since the lift frame itself carries no position; `duration` is

@@ -73,7 +73,7 @@ struct ParserTests {
   }
 
   @Test("coordinates with millimetre offsets, lengths, durations and tolerances")
-  func values() {
+  func values() throws {
     #expect(ScriptValue.coordinate("0.5+8mm") == Coordinate(fraction: 0.5, millimetres: 8))
     #expect(ScriptValue.coordinate("1-12.5mm") == Coordinate(fraction: 1, millimetres: -12.5))
     #expect(ScriptValue.coordinate("-0.25") == Coordinate(fraction: -0.25))
@@ -98,6 +98,14 @@ struct ParserTests {
       ScriptValue.approximate("0.5", defaultTolerance: 0.01, read: seconds)
         == Approximate(value: 0.5, tolerance: 0.01))
     #expect(ScriptValue.approximate("0.5±-1", defaultTolerance: 0.01, read: seconds) == nil)
+    let range = try #require(
+      ScriptValue.approximate("0.75..0.8", defaultTolerance: 0, read: seconds))
+    #expect(range.accepts(0.75) && range.accepts(0.8) && range.accepts(0.77))
+    #expect(!range.accepts(0.749) && !range.accepts(0.801))
+    #expect(
+      ScriptValue.approximate("-18..-15", defaultTolerance: 0, read: seconds)
+        == Approximate(value: -16.5, tolerance: 1.5))
+    #expect(ScriptValue.approximate("0.8..0.75", defaultTolerance: 0, read: seconds) == nil)
   }
 }
 
