@@ -1,0 +1,58 @@
+import GestureCore
+import GesturedConfig
+
+/// `gestured check --config FILE`: validates a config without touching any device.
+public struct CheckCommand: Hashable, Sendable {
+  public var configPath: String
+
+  public init(configPath: String) { self.configPath = configPath }
+
+  /// Every diagnostic goes to `errors`; on success a one-line summary goes to `output`.
+  public func run(output: some OutputSink, errors: some OutputSink) -> ExitCode {
+    switch ConfigStep.load(path: configPath, errors: errors) {
+    case .failure(let code):
+      return code
+    case .success(let loaded):
+      let profiles = loaded.configuration.profiles
+      let bindings = profiles.reduce(0) { $0 + $1.bindings.count }
+      var summary =
+        "\(configPath): OK, \(counted(profiles.count, "profile")), \(counted(bindings, "binding"))"
+      if loaded.warnings > 0 { summary += ", \(counted(loaded.warnings, "warning"))" }
+      output.write(summary + "\n")
+      return .success
+    }
+  }
+}
+
+/// Reading and validating the config, shared by `check` and `replay`.
+enum ConfigStep {
+  struct Loaded {
+    var configuration: Configuration
+    var warnings: Int
+  }
+
+  /// Prints every diagnostic to `errors`. Fails with 66 when the file cannot be read, 78 when
+  /// it has errors.
+  static func load(path: String, errors: some OutputSink) -> Result<Loaded, ExitCode> {
+    let bytes: [UInt8]
+    do {
+      bytes = try ConfigLoader.readFile(path: path)
+    } catch {
+      errors.write("gestured: cannot read config '\(path)': \(error)\n")
+      return .failure(.missingFile)
+    }
+    let result = ConfigLoader.parse(bytes: bytes, file: path)
+    for diagnostic in result.diagnostics { errors.write("\(diagnostic)\n") }
+    guard let configuration = result.configuration, result.errors.isEmpty else {
+      let count = result.errors.count
+      errors.write("\(path): \(counted(count, "error"))\n")
+      return .failure(.badConfig)
+    }
+    return .success(Loaded(configuration: configuration, warnings: result.warnings.count))
+  }
+}
+
+/// "1 profile", "2 profiles".
+func counted(_ count: Int, _ noun: String) -> String {
+  "\(count) \(noun)\(count == 1 ? "" : "s")"
+}

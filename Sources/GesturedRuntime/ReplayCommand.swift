@@ -1,0 +1,199 @@
+import GestureCore
+import GesturedConfig
+
+/// `gestured replay --config FILE [--device DESC] [--run-actions] [--verbose] RECORDING...`:
+/// runs evemu recordings through the recognition pipeline on their own clock and prints one
+/// JSON line per firing.
+///
+/// Every input is read and parsed before anything runs, so a bad file ends the command with
+/// nothing on stdout.
+public struct ReplayCommand: Sendable {
+  public var configPath: String
+  /// A description file (`evemu-describe`) for recordings cut down to their `E:` lines. It
+  /// also replaces the description of recordings that have one.
+  public var devicePath: String?
+  /// Run each firing's `run:` and wait for it before going on.
+  public var runActions: Bool
+  /// Say on stderr which device, protocol, profile and panel size each recording ran with.
+  public var verbose: Bool
+  /// In the order given; `file` in the output is the path as given.
+  public var recordings: [String]
+
+  /// What the pipeline returned for one recording (`Replay.Result`, in a form tests can build).
+  struct Outcome: Sendable {
+    var profile: Int?
+    var firings: [GestureEvent]
+    var notes: [String]
+  }
+
+  /// The pipeline. Tests put a fake here to drive the output and action code with firings of
+  /// their own choosing.
+  typealias PipelineFunction = @Sendable (DeviceDescription, [RawEvent], Configuration) -> Outcome
+
+  var replay: PipelineFunction = {
+    let result = Replay.run(device: $0, events: $1, configuration: $2)
+    return Outcome(profile: result.profile, firings: result.firings, notes: result.notes)
+  }
+
+  public init(
+    configPath: String, devicePath: String? = nil, runActions: Bool = false, verbose: Bool = false,
+    recordings: [String]
+  ) {
+    self.configPath = configPath
+    self.devicePath = devicePath
+    self.runActions = runActions
+    self.verbose = verbose
+    self.recordings = recordings
+  }
+
+  /// JSON lines go to `output`; diagnostics, notes, verbose details and the output of actions
+  /// go to `errors`.
+  public func run(output: some OutputSink, errors: some OutputSink) -> ExitCode {
+    let configuration: Configuration
+    switch ConfigStep.load(path: configPath, errors: errors) {
+    case .failure(let code): return code
+    case .success(let loaded): configuration = loaded.configuration
+    }
+
+    var givenDevice: DeviceDescription?
+    if let devicePath {
+      switch Self.load(devicePath, errors: errors) {
+      case .failure(let code): return code
+      case .success(let description):
+        guard let device = description.device else {
+          errors.write(
+            "\(devicePath): error: no device description (N:, I:, P:, B:, A: lines) in the file given"
+              + " with --device\n")
+          return .badRecording
+        }
+        givenDevice = device
+      }
+    }
+
+    var prepared: [(file: String, device: DeviceDescription, events: [RawEvent])] = []
+    for file in recordings {
+      let recording: Recording
+      switch Self.load(file, errors: errors) {
+      case .failure(let code): return code
+      case .success(let loaded): recording = loaded
+      }
+      if let givenDevice, let devicePath {
+        if recording.device != nil {
+          errors.write(
+            "\(file): has its own device description; using the one from --device \(devicePath)\n")
+        }
+        prepared.append((file, givenDevice, recording.events))
+      } else if let device = recording.device {
+        prepared.append((file, device, recording.events))
+      } else {
+        errors.write(
+          "\(file): error: no device description in this recording (only E: lines)\n"
+            + "  hint: give one with --device DESC (a file written by evemu-describe or evemu-record)\n"
+        )
+        return .badRecording
+      }
+    }
+
+    for (file, device, events) in prepared {
+      run(
+        file: file, device: device, events: events, configuration: configuration, output: output,
+        errors: errors)
+    }
+    return .success
+  }
+
+  private func run(
+    file: String, device: DeviceDescription, events: [RawEvent], configuration: Configuration,
+    output: some OutputSink, errors: some OutputSink
+  ) {
+    if verbose {
+      errors.write("\(file): device '\(device.name)' \(Self.ids(device)), \(events.count) events\n")
+    }
+    let result = replay(device, events, configuration)
+    for note in result.notes { errors.write("\(file): \(note)\n") }
+    guard let profileIndex = result.profile, configuration.profiles.indices.contains(profileIndex)
+    else {
+      if verbose { errors.write("\(file): \(counted(result.firings.count, "firing"))\n") }
+      return
+    }
+    let profile = configuration.profiles[profileIndex]
+    if verbose { errors.write("\(file): \(Self.describe(profile: profile, device: device))\n") }
+
+    for event in result.firings {
+      guard let firing = ResolvedFiring(event: event, profile: profile) else {
+        errors.write(
+          "\(file): internal error: a firing names binding \(event.binding) or region"
+            + " \(event.region.map(String.init) ?? "none"), which profile '\(profile.name)' does not have; skipped\n"
+        )
+        continue
+      }
+      output.write(
+        FiringReport.jsonLine(file: file, deviceName: device.name, firing: firing) + "\n")
+      if runActions { runAction(of: firing, file: file, device: device, errors: errors) }
+    }
+    if verbose { errors.write("\(file): \(counted(result.firings.count, "firing"))\n") }
+  }
+
+  /// Runs the binding's command and waits, so that firings and their actions stay in order.
+  /// The action's stdout goes to our stderr: stdout carries only JSON lines.
+  private func runAction(
+    of firing: ResolvedFiring, file: String, device: DeviceDescription, errors: some OutputSink
+  ) {
+    let command = firing.binding.run
+    guard !command.isEmpty else { return }
+    let environment = ActionEnvironment(
+      firing: firing, deviceName: device.name, devnode: file, path: ActionEnvironment.currentPath())
+    let label = "\(file): action of '\(firing.bindingName)' at \(firing.event.time)"
+    do {
+      let process = try spawnShell(command, environment: environment, output: .standardError)
+      let status = try process.waitForExit()
+      if !status.succeeded { errors.write("\(label): \(status)\n") }
+    } catch {
+      errors.write("\(label) could not run: \(error)\n")
+    }
+  }
+
+  /// Reads and parses one evemu file: 66 when it cannot be read, 65 at its first bad line.
+  private static func load(_ path: String, errors: some OutputSink) -> Result<Recording, ExitCode> {
+    let bytes: [UInt8]
+    do {
+      bytes = try InputFile.read(path: path)
+    } catch {
+      errors.write("gestured: \(error)\n")
+      return .failure(.missingFile)
+    }
+    do {
+      return .success(try EvemuParser.parse(bytes, file: path))
+    } catch {
+      errors.write("\(error.file):\(error.line): error: \(error.message)\n")
+      return .failure(.badRecording)
+    }
+  }
+
+  private static func ids(_ device: DeviceDescription) -> String {
+    func hex(_ value: UInt16) -> String {
+      let digits = String(value, radix: 16)
+      return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+    let touch = device.touchProtocol.map { "protocol \($0)" } ?? "no touch position"
+    return
+      "(bus \(hex(device.bus)) vendor \(hex(device.vendor)) product \(hex(device.product)), \(touch))"
+  }
+
+  private static func describe(profile: Profile, device: DeviceDescription) -> String {
+    var text = "profile '\(profile.name)'"
+    guard let geometry = PanelGeometry(device: device, profile: profile) else { return text }
+    let size =
+      "\(DecimalText.fourDecimals(geometry.width) ?? "?") x \(DecimalText.fourDecimals(geometry.height) ?? "?") mm"
+    let source =
+      switch geometry.sizeSource {
+      case .resolution: "from the axis resolution"
+      case .configured: "from the profile's size"
+      case .guessed:
+        "guessed: the device reports no resolution, the longer side is taken as 300 mm; set size: in the config"
+      }
+    text += ", panel \(size) as the user sees it (\(source))"
+    if geometry.rotation != .none { text += ", rotation \(geometry.rotation.rawValue)" }
+    return text
+  }
+}

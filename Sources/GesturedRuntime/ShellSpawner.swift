@@ -1,0 +1,154 @@
+import CGesturedShim
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// How a child process ended.
+public enum ProcessStatus: Hashable, Sendable, CustomStringConvertible {
+  case exited(Int32)
+  case signalled(Int32)
+
+  public var succeeded: Bool { self == .exited(0) }
+
+  /// Decodes a `waitpid` status. Written out because WIFEXITED and friends are macros Swift
+  /// does not import; the layout is Linux's: low 7 bits the signal, next byte the exit code.
+  public init(waitStatus status: Int32) {
+    let signal = status & 0x7f
+    if signal == 0 {
+      self = .exited((status >> 8) & 0xff)
+    } else {
+      self = .signalled(signal)
+    }
+  }
+
+  public var description: String {
+    switch self {
+    case .exited(let code): "exit status \(code)"
+    case .signalled(let signal): "killed by signal \(signal)"
+    }
+  }
+}
+
+/// A system call that failed while starting or waiting for an action.
+public struct SpawnError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// What was being done, e.g. "posix_spawn /bin/sh".
+  public var operation: String
+  public var errno: Int32
+
+  public init(operation: String, errno: Int32) {
+    self.operation = operation
+    self.errno = errno
+  }
+
+  public var description: String {
+    let reason = strerror(errno).map { String(cString: $0) } ?? "errno \(errno)"
+    return "\(operation): \(reason)"
+  }
+}
+
+/// Where an action's standard output goes. Its stderr is always the daemon's.
+public enum ActionOutput: Sendable {
+  /// The same stdout as the daemon (the journal, under systemd).
+  case inherit
+  /// The daemon's stderr, so that replay's stdout carries nothing but JSON lines.
+  case standardError
+}
+
+/// A started action: its pid, which is also its process group (kill `-pid` to end it and
+/// everything it started).
+public struct SpawnedProcess: Hashable, Sendable {
+  public let pid: pid_t
+
+  /// Blocks until the process ends and reaps it. Call once.
+  public func waitForExit() throws(SpawnError) -> ProcessStatus {
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 {
+      if errno == EINTR { continue }
+      throw SpawnError(operation: "waitpid \(pid)", errno: errno)
+    }
+    return ProcessStatus(waitStatus: status)
+  }
+}
+
+/// The shell every action runs in.
+public let actionShell = "/bin/sh"
+
+/// Starts `/bin/sh -c command` with exactly `environment`.
+///
+/// The child gets stdin from /dev/null, its own process group (POSIX_SPAWN_SETPGROUP), an
+/// empty signal mask and default dispositions for every signal (POSIX_SPAWN_SETSIGMASK,
+/// POSIX_SPAWN_SETSIGDEF: the daemon blocks and ignores signals the action must not inherit),
+/// and no file descriptor of ours beyond 0, 1 and 2. It does not wait for the child.
+public func spawnShell(
+  _ command: String, environment: ActionEnvironment, output: ActionOutput = .inherit
+) throws(SpawnError) -> SpawnedProcess {
+  guard !command.utf8.contains(0) else {
+    throw SpawnError(operation: "spawn \(actionShell): the command holds a NUL byte", errno: EINVAL)
+  }
+
+  var actions = posix_spawn_file_actions_t()
+  var result = posix_spawn_file_actions_init(&actions)
+  guard result == 0 else {
+    throw SpawnError(operation: "posix_spawn_file_actions_init", errno: result)
+  }
+  defer { posix_spawn_file_actions_destroy(&actions) }
+  result = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+  guard result == 0 else { throw SpawnError(operation: "open /dev/null for stdin", errno: result) }
+  if case .standardError = output {
+    result = posix_spawn_file_actions_adddup2(&actions, 2, 1)
+    guard result == 0 else {
+      throw SpawnError(operation: "redirect stdout to stderr", errno: result)
+    }
+  }
+  result = gestured_spawn_file_actions_close_from(&actions, 3)
+  guard result == 0 else {
+    throw SpawnError(operation: "close inherited descriptors", errno: result)
+  }
+
+  var attributes = posix_spawnattr_t()
+  result = posix_spawnattr_init(&attributes)
+  guard result == 0 else { throw SpawnError(operation: "posix_spawnattr_init", errno: result) }
+  defer { posix_spawnattr_destroy(&attributes) }
+  var noSignals = sigset_t()
+  sigemptyset(&noSignals)
+  var everySignal = sigset_t()
+  sigfillset(&everySignal)
+  let flags = POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+  result = posix_spawnattr_setflags(&attributes, Int16(flags))
+  if result == 0 { result = posix_spawnattr_setpgroup(&attributes, 0) }
+  if result == 0 { result = posix_spawnattr_setsigmask(&attributes, &noSignals) }
+  if result == 0 { result = posix_spawnattr_setsigdefault(&attributes, &everySignal) }
+  guard result == 0 else { throw SpawnError(operation: "posix_spawnattr", errno: result) }
+
+  let arguments = CStringArray([actionShell, "-c", command])
+  let environmentEntries = CStringArray(environment.entries)
+  var pid: pid_t = 0
+  result = arguments.withPointers { argv in
+    environmentEntries.withPointers { envp in
+      posix_spawn(&pid, actionShell, &actions, &attributes, argv, envp)
+    }
+  }
+  guard result == 0 else {
+    throw SpawnError(operation: "posix_spawn \(actionShell)", errno: result)
+  }
+  return SpawnedProcess(pid: pid)
+}
+
+/// A NULL-terminated `char *[]` for execve-style calls, freed on deinit.
+private final class CStringArray {
+  private var pointers: [UnsafeMutablePointer<CChar>?]
+
+  init(_ strings: [String]) {
+    pointers = strings.map { strdup($0) }
+    pointers.append(nil)
+  }
+
+  deinit {
+    for pointer in pointers { free(pointer) }
+  }
+
+  func withPointers<R>(_ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+    pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+  }
+}

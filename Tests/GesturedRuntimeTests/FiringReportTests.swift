@@ -1,0 +1,105 @@
+import GestureCore
+import Testing
+
+@testable import GesturedRuntime
+
+/// A profile with two regions and one binding of each gesture.
+func reportProfile() -> Profile {
+  var profile = Profile(name: "lobby")
+  profile.regions = [
+    Region(name: "corner", area: Area(x: 0, y: 0, width: 0.1, height: 0.1)),
+    Region(name: "main"),
+  ]
+  profile.bindings = [
+    Binding(gesture: .tap, taps: 2, region: 1, run: "reload"),
+    Binding(name: "next", gesture: .swipe, direction: .left, run: "next"),
+    Binding(gesture: .pinch, direction: .out, run: "zoom"),
+    Binding(gesture: .rotate, direction: .clockwise, run: "turn"),
+    Binding(gesture: .longPress, fingers: 2, run: "menu"),
+  ]
+  profile.environment = ["DISPLAY": ":0"]
+  return profile
+}
+
+@Suite("Firing report")
+struct FiringReportTests {
+  let profile = reportProfile()
+
+  func line(_ event: GestureEvent) throws -> String {
+    let firing = try #require(ResolvedFiring(event: event, profile: profile))
+    return FiringReport.jsonLine(file: "rec.evemu", deviceName: "ILITEK \"TP\"", firing: firing)
+  }
+
+  @Test func aTapReportsItsTapsAndNoDirection() throws {
+    let event = GestureEvent(
+      time: Timestamp(microseconds: 2_345_678), binding: 0, gesture: .tap, fingers: 1, taps: 2,
+      direction: nil, position: Point(x: 0.48123, y: 0.50336), region: 1)
+    #expect(
+      try line(event)
+        == #"{"file":"rec.evemu","time":2.345678,"device":"ILITEK \"TP\"","profile":"lobby","region":"main","binding":"tap@main","gesture":"tap","fingers":1,"taps":2,"x":0.4812,"y":0.5034}"#
+    )
+  }
+
+  @Test func aSwipeReportsItsDirectionAndTheBindingName() throws {
+    let event = GestureEvent(
+      time: Timestamp(microseconds: 10), binding: 1, gesture: .swipe, fingers: 3, direction: .left,
+      position: Point(x: 0.9, y: 0.25), region: 1)
+    #expect(
+      try line(event)
+        == #"{"file":"rec.evemu","time":0.000010,"device":"ILITEK \"TP\"","profile":"lobby","region":"main","binding":"next","gesture":"swipe","fingers":3,"direction":"left","x":0.9,"y":0.25}"#
+    )
+  }
+
+  @Test func aPinchReportsItsScale() throws {
+    let event = GestureEvent(
+      time: Timestamp(microseconds: 1_000_000), binding: 2, gesture: .pinch, fingers: 2,
+      direction: .out,
+      scale: 1.253333, position: Point(x: 0.05, y: 0.05), region: 0)
+    #expect(
+      try line(event)
+        == #"{"file":"rec.evemu","time":1.000000,"device":"ILITEK \"TP\"","profile":"lobby","region":"corner","binding":"pinch","gesture":"pinch","fingers":2,"direction":"out","scale":1.2533,"x":0.05,"y":0.05}"#
+    )
+  }
+
+  @Test func aRotationReportsItsAngleAndARegionOutsideEveryRegionIsNull() throws {
+    let event = GestureEvent(
+      time: Timestamp(microseconds: 1), binding: 3, gesture: .rotate, fingers: 2,
+      direction: .clockwise,
+      angle: 15.00004, position: Point(x: 0.5, y: 0.5), region: nil)
+    #expect(
+      try line(event)
+        == #"{"file":"rec.evemu","time":0.000001,"device":"ILITEK \"TP\"","profile":"lobby","region":null,"binding":"rotate","gesture":"rotate","fingers":2,"direction":"clockwise","angle":15.0,"x":0.5,"y":0.5}"#
+    )
+  }
+
+  @Test func aLongPressHasNoTapsDirectionScaleOrAngle() throws {
+    // Fields that do not belong to the gesture stay out even if the event carries them.
+    let event = GestureEvent(
+      time: Timestamp(microseconds: 500_000), binding: 4, gesture: .longPress, fingers: 2, taps: 1,
+      direction: .up, scale: 2, angle: 3, position: Point(x: 0.2, y: 0.3), region: 1)
+    #expect(
+      try line(event)
+        == #"{"file":"rec.evemu","time":0.500000,"device":"ILITEK \"TP\"","profile":"lobby","region":"main","binding":"long-press","gesture":"long-press","fingers":2,"x":0.2,"y":0.3}"#
+    )
+  }
+
+  @Test func positionsOutsideThePanelAreClamped() throws {
+    let event = GestureEvent(
+      time: Timestamp(microseconds: 0), binding: 4, gesture: .longPress, fingers: 2,
+      position: Point(x: -0.02, y: 1.3), region: nil)
+    #expect(try line(event).hasSuffix(#""x":0.0,"y":1.0}"#))
+  }
+
+  @Test func aFiringNamingAMissingBindingOrRegionIsRejectedNotTrapped() {
+    let badBinding = GestureEvent(
+      time: Timestamp(microseconds: 0), binding: 99, gesture: .tap, fingers: 1,
+      position: Point(x: 0, y: 0),
+      region: nil)
+    let badRegion = GestureEvent(
+      time: Timestamp(microseconds: 0), binding: 0, gesture: .tap, fingers: 1,
+      position: Point(x: 0, y: 0),
+      region: 7)
+    #expect(ResolvedFiring(event: badBinding, profile: profile) == nil)
+    #expect(ResolvedFiring(event: badRegion, profile: profile) == nil)
+  }
+}

@@ -1,0 +1,187 @@
+import GestureCore
+import Glibc
+import Testing
+
+@testable import GesturedRuntime
+
+@Suite("Action spawner")
+struct ShellSpawnerTests {
+  let directory = TemporaryDirectory()
+
+  /// Runs `command` with `environment` and waits for it.
+  func run(_ command: String, environment: ActionEnvironment = ActionEnvironment()) throws
+    -> ProcessStatus
+  {
+    try spawnShell(command, environment: environment).waitForExit()
+  }
+
+  func variables(in file: String) throws -> [String: String] {
+    let text = try #require(directory.read(file))
+    var variables: [String: String] = [:]
+    for line in text.split(separator: "\n") {
+      let parts = line.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+      variables[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+    }
+    return variables
+  }
+
+  @Test func theEnvironmentIsExactlyTheDocumentedOne() throws {
+    var profile = reportProfile()
+    profile.environment = ["DISPLAY": ":0", "SHARED": "from-profile", "GESTURED_GESTURE": "forged"]
+    profile.bindings[2].environment = ["SHARED": "from-binding", "WAYLAND_DISPLAY": "wayland-1"]
+    let pinch = GestureEvent(
+      time: Timestamp(microseconds: 1_000_000), binding: 2, gesture: .pinch, fingers: 2,
+      direction: .out,
+      scale: 1.31234, position: Point(x: 0.04, y: 1.2), region: 0)
+    let firing = try #require(ResolvedFiring(event: pinch, profile: profile))
+    let environment = ActionEnvironment(
+      firing: firing, deviceName: "Panel; rm -rf /", devnode: "/dev/input/event7",
+      path: "/usr/bin:/bin")
+    // What execve received: `env` would also show the PWD that dash exports on its own.
+    let status = try run(
+      "tr '\\0' '\\n' < /proc/$$/environ > '\(directory.path)/env.txt'; true",
+      environment: environment)
+    #expect(status == .exited(0))
+    #expect(
+      try variables(in: "env.txt") == [
+        "PATH": "/usr/bin:/bin",
+        "DISPLAY": ":0",
+        "SHARED": "from-binding",
+        "WAYLAND_DISPLAY": "wayland-1",
+        "GESTURED_GESTURE": "pinch",
+        "GESTURED_REGION": "corner",
+        "GESTURED_PROFILE": "lobby",
+        "GESTURED_BINDING": "pinch",
+        "GESTURED_DEVICE": "Panel; rm -rf /",
+        "GESTURED_DEVNODE": "/dev/input/event7",
+        "GESTURED_FINGERS": "2",
+        "GESTURED_DIRECTION": "out",
+        "GESTURED_SCALE": "1.3123",
+        "GESTURED_X": "0.04",
+        "GESTURED_Y": "1.0",
+      ])
+  }
+
+  @Test func fieldsThatDoNotApplyAreAbsent() throws {
+    let profile = reportProfile()
+    let tap = GestureEvent(
+      time: Timestamp(microseconds: 0), binding: 0, gesture: .tap, fingers: 1, taps: 2,
+      position: Point(x: 0.5, y: 0.5), region: nil)
+    let firing = try #require(ResolvedFiring(event: tap, profile: profile))
+    let environment = ActionEnvironment(
+      firing: firing, deviceName: "P", devnode: "rec.evemu", path: nil)
+    #expect(environment.variables["GESTURED_TAPS"] == "2")
+    #expect(environment.variables["GESTURED_REGION"] == nil)
+    #expect(environment.variables["GESTURED_DIRECTION"] == nil)
+    #expect(environment.variables["GESTURED_SCALE"] == nil)
+    #expect(environment.variables["GESTURED_ANGLE"] == nil)
+    #expect(environment.variables["PATH"] == ActionEnvironment.defaultPath)
+
+    let rotate = GestureEvent(
+      time: Timestamp(microseconds: 0), binding: 3, gesture: .rotate, fingers: 2,
+      direction: .clockwise,
+      angle: -17.5, position: Point(x: 0.5, y: 0.5), region: 1)
+    let rotation = try #require(ResolvedFiring(event: rotate, profile: profile))
+    let rotateEnvironment = ActionEnvironment(
+      firing: rotation, deviceName: "P", devnode: "d", path: "")
+    #expect(rotateEnvironment.variables["GESTURED_ANGLE"] == "-17.5")
+    #expect(rotateEnvironment.variables["GESTURED_TAPS"] == nil)
+    #expect(rotateEnvironment.variables["GESTURED_REGION"] == "main")
+  }
+
+  @Test func namesAndValuesExecveCannotCarryAreRefused() {
+    var environment = ActionEnvironment()
+    let refused = [("", "x"), ("A=B", "x"), ("NUL\u{0}", "x"), ("OK", "x\u{0}y")].map {
+      environment.set($0, $1)
+    }
+    #expect(refused == [false, false, false, false])
+    let accepted = environment.set("OK", "a=b c")
+    #expect(accepted)
+    #expect(environment.entries == ["OK=a=b c"])
+  }
+
+  @Test func theExitStatusAndSignalAreReported() throws {
+    #expect(try run("exit 0") == .exited(0))
+    #expect(try run("exit 42") == .exited(42))
+    #expect(try run("kill -TERM $$") == .signalled(SIGTERM))
+    #expect(ProcessStatus.exited(42).description == "exit status 42")
+    #expect(ProcessStatus.signalled(9).description == "killed by signal 9")
+  }
+
+  @Test func stdinIsDevNull() throws {
+    let status = try run(
+      "readlink /proc/self/fd/0 > '\(directory.path)/stdin'; cat > '\(directory.path)/read'")
+    #expect(status == .exited(0))
+    #expect(directory.read("stdin") == "/dev/null\n")
+    #expect(directory.read("read") == "")
+  }
+
+  @Test func theActionLeadsItsOwnProcessGroup() throws {
+    let process = try spawnShell(
+      "cut -d ' ' -f 5 /proc/$$/stat > '\(directory.path)/pgid'", environment: ActionEnvironment())
+    #expect(try process.waitForExit() == .exited(0))
+    #expect(directory.read("pgid") == "\(process.pid)\n")
+    #expect(process.pid != getpgrp())
+  }
+
+  @Test func blockedAndIgnoredSignalsAreReset() throws {
+    var block = sigset_t()
+    sigemptyset(&block)
+    sigaddset(&block, SIGUSR2)
+    var previousMask = sigset_t()
+    pthread_sigmask(SIG_BLOCK, &block, &previousMask)
+    let previousHandler = signal(SIGUSR1, SIG_IGN)
+    defer {
+      signal(SIGUSR1, previousHandler)
+      pthread_sigmask(SIG_SETMASK, &previousMask, nil)
+    }
+    // grep reads its own status: the shell blocks every signal while it waits for a child.
+    let status = try run("grep -E '^Sig(Blk|Ign):' /proc/self/status > '\(directory.path)/signals'")
+    #expect(status == .exited(0))
+    let masks = parseMasks(try #require(directory.read("signals")))
+    let blocked = try #require(masks["SigBlk"])
+    let ignored = try #require(masks["SigIgn"])
+    #expect(blocked & (1 << (UInt64(SIGUSR2) - 1)) == 0)
+    #expect(ignored & (1 << (UInt64(SIGUSR1) - 1)) == 0)
+  }
+
+  func parseMasks(_ text: String) -> [String: UInt64] {
+    var masks: [String: UInt64] = [:]
+    for line in text.split(separator: "\n") {
+      let parts = line.split(separator: ":")
+      guard parts.count == 2 else { continue }
+      masks[String(parts[0])] = UInt64(
+        parts[1].trimmingPrefix { $0 == " " || $0 == "\t" }, radix: 16)
+    }
+    return masks
+  }
+
+  @Test func ourFileDescriptorsAreNotInherited() throws {
+    // Opened without O_CLOEXEC on purpose: the spawner must close it anyway.
+    let marker = directory.write("marker", "")
+    let leaked = open(marker, O_RDONLY)
+    try #require(leaked >= 3)
+    defer { close(leaked) }
+    let status = try run("ls -l /proc/$$/fd/ > '\(directory.path)/fds'; true")
+    #expect(status == .exited(0))
+    let listing = try #require(directory.read("fds"))
+    #expect(listing.contains("/dev/null"), "stdin is there")
+    #expect(!listing.contains(marker))
+  }
+
+  @Test func aCommandWithANulByteIsRefused() {
+    #expect(throws: SpawnError.self) {
+      try spawnShell("echo a\u{0}b", environment: ActionEnvironment())
+    }
+  }
+
+  @Test func gestureDataNeverReachesTheShellAsCode() throws {
+    var environment = ActionEnvironment()
+    environment.set("GESTURED_DEVICE", "$(touch '\(directory.path)/pwned')")
+    let status = try run(
+      "printf '%s' \"$GESTURED_DEVICE\" > '\(directory.path)/device'", environment: environment)
+    #expect(status == .exited(0))
+    #expect(directory.read("pwned") == nil)
+    #expect(directory.read("device") == "$(touch '\(directory.path)/pwned')")
+  }
+}

@@ -1,0 +1,128 @@
+import GestureCore
+import Glibc
+
+/// A fresh directory under /tmp, emptied and removed when the value goes away.
+final class TemporaryDirectory {
+  let path: String
+
+  init() {
+    var template = Array("/tmp/gestured-runtime-tests.XXXXXX".utf8CString)
+    let created = template.withUnsafeMutableBufferPointer { buffer in
+      mkdtemp(buffer.baseAddress!).map { String(cString: $0) }
+    }
+    guard let created else { fatalError("mkdtemp failed: errno \(errno)") }
+    path = created
+  }
+
+  deinit {
+    if let directory = opendir(path) {
+      while let entry = readdir(directory) {
+        let name = withUnsafePointer(to: entry.pointee.d_name) {
+          $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+        }
+        if name != "." && name != ".." { unlink(path + "/" + name) }
+      }
+      closedir(directory)
+    }
+    rmdir(path)
+  }
+
+  /// Writes `contents` to `name` in the directory and returns the file's path.
+  @discardableResult
+  func write(_ name: String, _ contents: String) -> String {
+    let file = path + "/" + name
+    let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    precondition(descriptor >= 0, "cannot create \(file)")
+    var contents = contents
+    contents.withUTF8 { bytes in
+      var offset = 0
+      while offset < bytes.count {
+        let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+        precondition(written > 0, "cannot write \(file)")
+        offset += written
+      }
+    }
+    close(descriptor)
+    return file
+  }
+
+  func file(_ name: String) -> String { path + "/" + name }
+
+  /// The file's contents, or nil when it cannot be read.
+  func read(_ name: String) -> String? {
+    let descriptor = open(file(name), O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+      if count <= 0 { break }
+      bytes += chunk[0..<count]
+    }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+}
+
+/// Small evemu texts of our own for the command tests.
+enum Evemu {
+  /// An evemu 1.3 description of a 5-slot protocol-B panel, 0..3839 × 0..2159 at 25 units/mm.
+  static func description(name: String = "Test Panel") -> String {
+    var lines = [
+      "# EVEMU 1.3",
+      "N: \(name)",
+      "I: 0003 1209 0001 0100",
+      "P: 02 00 00 00 00 00 00 00",
+      "B: 00 0b 00 00 00 00 00 00 00",
+    ]
+    for index in 0..<12 {
+      lines.append(index == 5 ? "B: 01 00 04 00 00 00 00 00 00" : "B: 01 00 00 00 00 00 00 00 00")
+    }
+    lines += [
+      "B: 03 03 00 00 00 00 80 60 02",
+      "A: 00 0 3839 0 0 25",
+      "A: 01 0 2159 0 0 25",
+      "A: 2f 0 4 0 0 0",
+      "A: 35 0 3839 0 0 25",
+      "A: 36 0 2159 0 0 25",
+      "A: 39 0 65535 0 0 0",
+    ]
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// One short tap in the middle of the panel, starting at `start` seconds.
+  static func tap(at start: Int = 1) -> String {
+    """
+    E: \(start).000000 0003 0039 0007
+    E: \(start).000000 0003 0035 1920
+    E: \(start).000000 0003 0036 1080
+    E: \(start).000000 0001 014a 0001
+    E: \(start).000000 0000 0000 0000
+    E: \(start).080000 0003 0039 -001
+    E: \(start).080000 0001 014a 0000
+    E: \(start).080000 0000 0000 0000
+
+    """
+  }
+}
+
+/// A config with one profile and the given bindings (YAML flow mappings, one per line).
+func configText(bindings: [String], regions: [String] = []) -> String {
+  var text = ""
+  if !regions.isEmpty {
+    text += "regions:\n" + regions.map { "  - \($0)\n" }.joined()
+  }
+  text += "bindings:\n" + bindings.map { "  - \($0)\n" }.joined()
+  return text
+}
+
+/// The package's root directory, found from this file's path, for files the tests share
+/// with users (examples/).
+let packageRoot: String = {
+  var path = Substring(#filePath)
+  for _ in 0..<3 {
+    guard let slash = path.lastIndex(of: "/") else { break }
+    path = path[..<slash]
+  }
+  return String(path)
+}()
