@@ -34,12 +34,10 @@ let package = Package(
     .testTarget(name: "GesturedConfigTests", dependencies: ["GesturedConfig", "GestureCore"]),
     .testTarget(
       name: "GesturedRuntimeTests",
-      dependencies: ["GesturedRuntime", "GestureCore", "GesturedConfig"],
-      resources: [.copy("Fixtures")]),
+      dependencies: ["GesturedRuntime", "GestureCore", "GesturedConfig"]),
     .testTarget(name: "TouchScriptTests", dependencies: ["TouchScript", "GestureCore"]),
     .testTarget(
       name: "ReplayTests",
-      dependencies: ["TouchScript", "GestureCore", "GesturedConfig", "GesturedRuntime"],
-      resources: [.copy("Scenarios")]),
+      dependencies: ["TouchScript", "GestureCore", "GesturedConfig", "GesturedRuntime"]),
   ]
 )

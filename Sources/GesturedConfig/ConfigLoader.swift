@@ -6,8 +6,8 @@ import GestureCore
   import Musl
 #endif
 
-/// A config file that could not be read, with the errno so callers can pick an exit code
-/// (ENOENT → 66, EX_NOINPUT).
+/// A file (config, recording, description) that could not be read, with the errno so
+/// callers can pick an exit code (ENOENT → 66, EX_NOINPUT).
 public struct FileReadError: Error, Equatable, Sendable, CustomStringConvertible {
   public var path: String
   public var errno: Int32
@@ -64,13 +64,14 @@ public enum ConfigLoader {
     }
   }
 
-  /// The whole file's bytes. Fails with EFBIG beyond `maximumFileSize`.
-  public static func readFile(path: String) throws(FileReadError) -> [UInt8] {
+  /// The whole file's bytes. Fails with EFBIG beyond `maximumSize`, which only stops a wrong
+  /// path (a disk image, /dev/zero) from eating memory.
+  public static func readFile(path: String, maximumSize: Int = maximumFileSize) throws(FileReadError) -> [UInt8] {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { throw FileReadError(path: path, errno: errno) }
     defer { close(descriptor) }
     var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    var chunk = [UInt8](repeating: 0, count: 256 * 1024)
     while true {
       let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
       if count < 0 {
@@ -79,7 +80,7 @@ public enum ConfigLoader {
       }
       if count == 0 { return bytes }
       bytes.append(contentsOf: chunk[0..<count])
-      if bytes.count > maximumFileSize { throw FileReadError(path: path, errno: EFBIG) }
+      if bytes.count > maximumSize { throw FileReadError(path: path, errno: EFBIG) }
     }
   }
 

@@ -161,6 +161,11 @@ struct ValueReader {
       error(value, "'\(value.name)' is empty")
       return nil
     }
+    // Commands, names and environment values become C strings, which end at a NUL.
+    if text.utf8.contains(0) {
+      error(value, "'\(value.name)' cannot contain a NUL character (\\0)")
+      return nil
+    }
     return text
   }
 

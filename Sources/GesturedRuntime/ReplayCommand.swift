@@ -153,13 +153,16 @@ public struct ReplayCommand: Sendable {
     }
   }
 
+  /// Recordings of long sessions reach tens of megabytes.
+  static let maximumRecordingSize = 512 << 20
+
   /// Reads and parses one evemu file: 66 when it cannot be read, 65 at its first bad line.
   private static func load(_ path: String, errors: some OutputSink) -> Result<Recording, ExitCode> {
     let bytes: [UInt8]
     do {
-      bytes = try InputFile.read(path: path)
+      bytes = try ConfigLoader.readFile(path: path, maximumSize: maximumRecordingSize)
     } catch {
-      errors.write("gestured: \(error)\n")
+      errors.write("gestured: cannot read '\(path)': \(error)\n")
       return .failure(.missingFile)
     }
     do {

@@ -18,6 +18,16 @@ struct ConfigDiagnosticsTests {
       """, line: 3, column: 5, "unknown key 'fingres' in binding", hint: "did you mean 'fingers'?")
   }
 
+  @Test("a NUL in a command or an environment value is rejected: C strings end there")
+  func nulCharacter() {
+    expectOneError(
+      "bindings: [{ gesture: tap, run: \"echo a\\0b\" }]\n", line: 1, column: 33,
+      "'run' cannot contain a NUL character")
+    expectOneError(
+      "bindings: [{ gesture: tap, run: x, environment: { DISPLAY: \":0\\0\" } }]\n", line: 1,
+      column: 60, "'DISPLAY' cannot contain a NUL character")
+  }
+
   @Test("an unknown threshold key suggests the closest one")
   func unknownThreshold() {
     expectOneError(
