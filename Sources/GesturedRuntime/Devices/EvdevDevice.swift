@@ -1,0 +1,229 @@
+import CEvdev
+import CGesturedShim
+import GestureCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Why an evdev node could not be opened or used.
+public struct DeviceError: Error, Hashable, Sendable, CustomStringConvertible {
+  public enum Operation: String, Hashable, Sendable {
+    /// open(2) of the node.
+    case open
+    /// libevdev_set_fd: reading the node's capabilities (fails with ENOTTY on a file that
+    /// is not an evdev node).
+    case initialize = "read its capabilities"
+    /// libevdev_set_clock_id(CLOCK_MONOTONIC).
+    case setClock = "switch its clock to CLOCK_MONOTONIC"
+    /// libevdev_grab.
+    case grab = "grab it (EVIOCGRAB)"
+    case ungrab = "release its grab"
+    /// The handle was closed before the call.
+    case closed = "use it after close"
+  }
+
+  public var devnode: String
+  public var operation: Operation
+  public var errno: Int32
+
+  public init(devnode: String, operation: Operation, errno: Int32) {
+    self.devnode = devnode
+    self.operation = operation
+    self.errno = errno
+  }
+
+  /// The node exists but this process may not read it.
+  public var isPermissionDenied: Bool { errno == EACCES || errno == EPERM }
+
+  public var description: String {
+    var text = "\(devnode): cannot \(operation.rawValue): \(errnoText(errno))"
+    if operation == .initialize && errno == ENOTTY { text += " (not an evdev device)" }
+    if operation == .grab && errno == EBUSY { text += " (another process has grabbed it)" }
+    return text
+  }
+}
+
+/// The errno in a libevdev/libudev "negative errno" result; EIO for anything else.
+func errnoValue(_ result: Int32) -> Int32 {
+  result < 0 && result > Int32.min ? -result : EIO
+}
+
+/// strerror's text for an errno value.
+func errnoText(_ number: Int32) -> String {
+  strerror(number).map { String(cString: $0) } ?? "errno \(number)"
+}
+
+/// One open evdev node, read through libevdev.
+///
+/// The daemon owns it on its serial queue: it creates a Dispatch read source on
+/// `fileDescriptor`, calls `drain` from it, and calls `close()` from the source's cancel
+/// handler (never before the source is cancelled, or the fd number could be reused under it).
+public final class EvdevDevice {
+  public let devnode: String
+  public let description: DeviceDescription
+  public let fileDescriptor: Int32
+  private var handle: OpaquePointer?
+  /// libevdev keeps a pointer into this until the handle is freed.
+  private var logTarget: LibevdevLogTarget?
+
+  public enum DrainResult: Equatable, Sendable {
+    /// Nothing is left to read.
+    case drained
+    /// The device is gone (ENODEV, unplugged) or reading failed for good: close it.
+    case gone(errno: Int32)
+  }
+
+  /// Opens `devnode` (O_RDONLY|O_NONBLOCK|O_CLOEXEC), hands it to libevdev and switches its
+  /// timestamps to CLOCK_MONOTONIC, the clock deadlines run on. libevdev's own messages about
+  /// the device go to `logger`, prefixed with the devnode; without one, to libevdev's default
+  /// handler (stderr).
+  public init(devnode: String, logger: Logger? = nil) throws(DeviceError) {
+    let descriptor = open(devnode, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      throw DeviceError(devnode: devnode, operation: .open, errno: errno)
+    }
+    guard let handle = libevdev_new() else {
+      Glibc.close(descriptor)
+      throw DeviceError(devnode: devnode, operation: .initialize, errno: ENOMEM)
+    }
+    // Before set_fd, so that what libevdev says while reading the capabilities (kernel bugs
+    // such as min == max on an axis) reaches our log.
+    let logTarget = logger.map { LibevdevLogTarget(devnode: devnode, logger: $0) }
+    logTarget?.install(on: handle)
+
+    func fail(_ operation: DeviceError.Operation, _ number: Int32) -> DeviceError {
+      libevdev_free(handle)
+      // Only now may the log target go: ARC could otherwise free it right after install.
+      withExtendedLifetime(logTarget) {}
+      Glibc.close(descriptor)
+      return DeviceError(devnode: devnode, operation: operation, errno: number)
+    }
+    let attached = libevdev_set_fd(handle, descriptor)
+    guard attached == 0 else { throw fail(.initialize, errnoValue(attached)) }
+    let clock = libevdev_set_clock_id(handle, CLOCK_MONOTONIC)
+    guard clock == 0 else { throw fail(.setClock, errnoValue(clock)) }
+
+    self.devnode = devnode
+    self.handle = handle
+    self.fileDescriptor = descriptor
+    self.logTarget = logTarget
+    self.description = DeviceDescription(libevdev: handle)
+  }
+
+  deinit { close() }
+
+  /// Whether `close()` has run.
+  public var isClosed: Bool { handle == nil }
+
+  /// Reads everything pending and calls `body` for each event, in order.
+  ///
+  /// After a SYN_DROPPED (the kernel's buffer overflowed) libevdev answers
+  /// LIBEVDEV_READ_STATUS_SYNC; the SYN_DROPPED itself is not passed on. The events libevdev
+  /// then makes up from the kernel's current state (read with LIBEVDEV_READ_FLAG_SYNC until
+  /// -EAGAIN: slots' tracking ids ended or started, positions, buttons, ending with a
+  /// SYN_REPORT) are passed on as normal events, so contacts end up exactly as the kernel has
+  /// them and none stays stuck down. Then normal reading goes on until -EAGAIN.
+  ///
+  /// Nothing is allocated per call: one `input_event` on the stack.
+  public func drain(_ body: (RawEvent) -> Void) -> DrainResult {
+    guard let handle else { return .gone(errno: EBADF) }
+    let normal = LIBEVDEV_READ_FLAG_NORMAL.rawValue
+    let sync = LIBEVDEV_READ_FLAG_SYNC.rawValue
+    let success = Int32(LIBEVDEV_READ_STATUS_SUCCESS.rawValue)
+    let syncStatus = Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue)
+    var flags = normal
+    var event = input_event()
+    while true {
+      let status = libevdev_next_event(handle, flags, &event)
+      if status == success || (status == syncStatus && flags == sync) {
+        body(Self.rawEvent(event))
+      } else if status == syncStatus {
+        // `event` is the SYN_DROPPED: from here libevdev replays the kernel's state.
+        flags = sync
+      } else if status == -EAGAIN {
+        guard flags == sync else { return .drained }
+        // The sync is complete; what the kernel queued since comes in normal mode.
+        flags = normal
+      } else if status == -EINTR {
+        continue
+      } else {
+        return .gone(errno: errnoValue(status))
+      }
+    }
+  }
+
+  /// The kernel's timeval (CLOCK_MONOTONIC after init) as microseconds.
+  @inline(__always)
+  static func rawEvent(_ event: input_event) -> RawEvent {
+    RawEvent(
+      time: Timestamp(
+        seconds: Int64(truncatingIfNeeded: event.time.tv_sec),
+        microseconds: Int64(truncatingIfNeeded: event.time.tv_usec)),
+      type: event.type, code: event.code, value: event.value)
+  }
+
+  /// Takes the device exclusively (EVIOCGRAB) or lets it go: while grabbed, no other reader
+  /// (the desktop, libinput) sees its events.
+  public func grab(_ on: Bool) throws(DeviceError) {
+    guard let handle else { throw DeviceError(devnode: devnode, operation: .closed, errno: EBADF) }
+    let result = libevdev_grab(handle, on ? LIBEVDEV_GRAB : LIBEVDEV_UNGRAB)
+    guard result == 0 else {
+      throw DeviceError(
+        devnode: devnode, operation: on ? .grab : .ungrab, errno: errnoValue(result))
+    }
+  }
+
+  /// Frees the libevdev handle and closes the fd (which also ends a grab). Safe to call more
+  /// than once.
+  public func close() {
+    guard let handle else { return }
+    libevdev_free(handle)
+    self.handle = nil
+    logTarget = nil
+    Glibc.close(fileDescriptor)
+  }
+}
+
+/// Where libevdev's messages about one device go: the daemon's log, prefixed with the
+/// devnode, at warning (libevdev's errors are device quirks, not ours), info or debug.
+///
+/// Owns the C struct libevdev keeps a pointer to; it must outlive the libevdev handle
+/// (or be uninstalled first).
+final class LibevdevLogTarget {
+  let devnode: String
+  let logger: Logger
+  private let target: UnsafeMutablePointer<gestured_log_target>
+
+  init(devnode: String, logger: Logger) {
+    self.devnode = devnode
+    self.logger = logger
+    target = .allocate(capacity: 1)
+    // Unretained: the target is owned by whoever owns this object, and dies with it.
+    target.initialize(
+      to: gestured_log_target(handler: libevdevLogHandler, context: nil))
+    target.pointee.context = Unmanaged.passUnretained(self).toOpaque()
+  }
+
+  deinit { target.deallocate() }
+
+  func install(on handle: OpaquePointer) {
+    gestured_evdev_set_log_target(handle, target, Int32(LIBEVDEV_LOG_INFO.rawValue))
+  }
+
+  func log(priority: Int32, message: String) {
+    let level: LogLevel =
+      priority <= Int32(LIBEVDEV_LOG_ERROR.rawValue)
+      ? .warning : priority <= Int32(LIBEVDEV_LOG_INFO.rawValue) ? .info : .debug
+    logger.log(level, "\(devnode): libevdev: \(message)")
+  }
+}
+
+/// libevdev calls this on the thread that called into it (the daemon's queue).
+private let libevdevLogHandler:
+  @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?) -> Void = {
+    context, priority, message in
+    guard let context, let message else { return }
+    Unmanaged<LibevdevLogTarget>.fromOpaque(context).takeUnretainedValue()
+      .log(priority: priority, message: String(cString: message))
+  }
