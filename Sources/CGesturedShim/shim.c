@@ -1,14 +1,19 @@
-/* For posix_spawn_file_actions_addclosefrom_np(). */
+/* For posix_spawn_file_actions_addclosefrom_np(), pipe2() and close_range(). */
 #define _GNU_SOURCE
 
 #include "CGesturedShim.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <linux/input.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 int gestured_evdev_grab(int fd, int grab) {
   return ioctl(fd, EVIOCGRAB, grab ? 1 : 0) == 0 ? 0 : -errno;
@@ -44,4 +49,116 @@ void gestured_evdev_set_log_target(struct libevdev *dev, const struct gestured_l
 
 int gestured_spawn_file_actions_close_from(posix_spawn_file_actions_t *actions, int lowest) {
   return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
+}
+
+int gestured_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC) == 0 ? 0 : errno; }
+
+int gestured_pidfd_open(pid_t pid) {
+#ifdef SYS_pidfd_open
+  long fd = syscall(SYS_pidfd_open, pid, 0);
+  return fd >= 0 ? (int)fd : -errno;
+#else
+  (void)pid;
+  return -ENOSYS;
+#endif
+}
+
+/* Where the vfork child reports a failure. The child shares the parent's memory until it
+ * execs or exits, so the parent reads these after vfork returns. */
+struct child_report {
+  volatile int error;
+  const char *volatile step;
+};
+
+__attribute__((noreturn)) static void child_fail(struct child_report *report, const char *step) {
+  report->error = errno;
+  report->step = step;
+  _exit(127);
+}
+
+/* Runs in the vfork child: only async-signal-safe calls and raw system calls, no allocation,
+ * no return (the parent's stack frame is ours until exec). */
+__attribute__((noreturn)) static void child_exec_as_user(
+    struct child_report *report, long open_max, const char *path, char *const argv[],
+    char *const envp[], int stdout_fd, int stderr_fd, uid_t uid, gid_t gid, const gid_t *groups,
+    size_t group_count) {
+  if (setpgid(0, 0) != 0) child_fail(report, "setpgid");
+
+  /* Every disposition back to default (the daemon may ignore or handle some); sigaction
+   * refuses SIGKILL, SIGSTOP and glibc's internal signals (32, 33), as posix_spawn leaves
+   * those alone too. */
+  struct sigaction default_action;
+  memset(&default_action, 0, sizeof default_action);
+  default_action.sa_handler = SIG_DFL;
+  sigemptyset(&default_action.sa_mask);
+  for (int signal_number = 1; signal_number < NSIG; signal_number++) {
+    if (signal_number == SIGKILL || signal_number == SIGSTOP) continue;
+    sigaction(signal_number, &default_action, NULL);
+  }
+
+  int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (null_fd < 0) child_fail(report, "open /dev/null");
+  if (null_fd == 0) {
+    if (fcntl(0, F_SETFD, 0) != 0) child_fail(report, "stdin");
+  } else if (dup2(null_fd, 0) < 0) {
+    child_fail(report, "stdin");
+  }
+  if (stdout_fd >= 0 && dup2(stdout_fd, 1) < 0) child_fail(report, "stdout");
+  if (stderr_fd >= 0 && dup2(stderr_fd, 2) < 0) child_fail(report, "stderr");
+  if (close_range(3, ~0U, 0) != 0) {
+    /* Kernels before 5.9 lack close_range. */
+    for (long fd = 3; fd < open_max; fd++) close((int)fd);
+  }
+
+  /* Groups and gid first: once the uid is dropped, they can no longer be changed. */
+  if (syscall(SYS_setgroups, group_count, groups) != 0) child_fail(report, "setgroups");
+  if (syscall(SYS_setresgid, gid, gid, gid) != 0) child_fail(report, "setresgid");
+  if (syscall(SYS_setresuid, uid, uid, uid) != 0) child_fail(report, "setresuid");
+
+  sigset_t no_signals;
+  sigemptyset(&no_signals);
+  sigprocmask(SIG_SETMASK, &no_signals, NULL);
+  execve(path, argv, envp);
+  child_fail(report, "execve");
+}
+
+struct gestured_spawn_result gestured_spawn_as_user(const char *path, char *const argv[],
+                                                    char *const envp[], int stdout_fd,
+                                                    int stderr_fd, uid_t uid, gid_t gid,
+                                                    const gid_t *groups, size_t group_count) {
+  struct gestured_spawn_result result = {0, 0, NULL};
+  struct child_report report = {0, NULL};
+  /* sysconf is not async-signal-safe: ask before vfork. */
+  long open_max = sysconf(_SC_OPEN_MAX);
+  if (open_max < 0 || open_max > 1048576) open_max = 1048576;
+
+  /* Until its dispositions are reset, the child must not run one of our signal handlers:
+   * it would run on our memory. So every signal stays blocked across vfork. */
+  sigset_t every_signal, previous_mask;
+  sigfillset(&every_signal);
+  pthread_sigmask(SIG_SETMASK, &every_signal, &previous_mask);
+  pid_t pid = vfork();
+  if (pid == 0) {
+    child_exec_as_user(&report, open_max, path, argv, envp, stdout_fd, stderr_fd, uid, gid,
+                       groups, group_count);
+  }
+  int vfork_error = errno;
+  pthread_sigmask(SIG_SETMASK, &previous_mask, NULL);
+
+  if (pid < 0) {
+    result.error = vfork_error;
+    result.step = "vfork";
+    return result;
+  }
+  if (report.step != NULL) {
+    /* The child has already called _exit: this wait is immediate. */
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    result.error = report.error;
+    result.step = report.step;
+    return result;
+  }
+  result.pid = pid;
+  return result;
 }

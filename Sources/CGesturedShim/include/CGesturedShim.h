@@ -3,6 +3,8 @@
 
 #include <libevdev/libevdev.h>
 #include <spawn.h>
+#include <stddef.h>
+#include <sys/types.h>
 
 /* Only what Swift cannot call directly lives here; each function says why. */
 
@@ -36,5 +38,41 @@ void gestured_evdev_set_log_target(struct libevdev *dev, const struct gestured_l
  * `lowest`" to `actions`, so an action never inherits the daemon's device or socket fds.
  * Returns 0 or an errno value, as posix_spawn_file_actions_* do. */
 int gestured_spawn_file_actions_close_from(posix_spawn_file_actions_t *actions, int lowest);
+
+/* pipe2() is declared only under _GNU_SOURCE, which Swift's Glibc module does not define.
+ * Creates a pipe with O_CLOEXEC on both ends (no window in which a concurrent spawn could
+ * inherit it), so `fds` gets the read end, then the write end. Returns 0 or an errno value. */
+int gestured_pipe_cloexec(int fds[2]);
+
+/* pidfd_open() (Linux 5.3) is declared in <sys/pidfd.h>, which Swift's Glibc module does not
+ * include, and syscall(2) is variadic, so Swift can call neither. Returns a pidfd (close-on-exec,
+ * readable once the process has exited) or -errno. */
+int gestured_pidfd_open(pid_t pid);
+
+/* The outcome of gestured_spawn_as_user(): `pid` > 0 on success; else `error` is the errno
+ * value and `step` names the call that failed (a static string). */
+struct gestured_spawn_result {
+  pid_t pid;
+  int error;
+  const char *step;
+};
+
+/* Starts `path` with `argv` and exactly `envp` as another user, like posix_spawn with
+ * POSIX_SPAWN_SETPGROUP|SETSIGMASK|SETSIGDEF does for the daemon's own user: the child leads
+ * its own process group, has every signal at its default disposition and none blocked, reads
+ * stdin from /dev/null, and inherits no descriptor above 2. `stdout_fd` and `stderr_fd` become
+ * its stdout and stderr (-1 keeps the daemon's); pass descriptors above 2. Then it takes
+ * exactly `groups` as supplementary groups, `gid` and `uid` (real, effective and saved), and
+ * execs. The caller must be root and resolves the user (getpwnam_r, getgrouplist) beforehand.
+ *
+ * Why C: posix_spawn has no attribute for another uid/gid (glibc 2.36), and Swift cannot
+ * call vfork (it returns twice) nor run code in the child between fork and exec safely.
+ * The child calls setgroups/setresgid/setresuid as raw system calls because glibc's wrappers
+ * broadcast credential changes to every thread of the process, and after vfork those are the
+ * daemon's threads, not the child's. Does not wait for the child beyond its exec. */
+struct gestured_spawn_result gestured_spawn_as_user(const char *path, char *const argv[],
+                                                    char *const envp[], int stdout_fd,
+                                                    int stderr_fd, uid_t uid, gid_t gid,
+                                                    const gid_t *groups, size_t group_count);
 
 #endif

@@ -47,12 +47,15 @@ public struct SpawnError: Error, Hashable, Sendable, CustomStringConvertible {
   }
 }
 
-/// Where an action's standard output goes. Its stderr is always the daemon's.
+/// Where an action's standard output and error go.
 public enum ActionOutput: Sendable {
-  /// The same stdout as the daemon (the journal, under systemd).
+  /// The same stdout and stderr as the daemon (the journal, under systemd).
   case inherit
-  /// The daemon's stderr, so that replay's stdout carries nothing but JSON lines.
+  /// Both to the daemon's stderr, so that replay's stdout carries nothing but JSON lines.
   case standardError
+  /// To these descriptors (the write ends of the runner's pipes). They must be above 2 and
+  /// may be close-on-exec: the child gets copies.
+  case descriptors(standardOutput: Int32, standardError: Int32)
 }
 
 /// A started action: its pid, which is also its process group (kill `-pid` to end it and
@@ -74,17 +77,26 @@ public struct SpawnedProcess: Hashable, Sendable {
 /// The shell every action runs in.
 public let actionShell = "/bin/sh"
 
-/// Starts `/bin/sh -c command` with exactly `environment`.
+/// Starts `/bin/sh -c command` with exactly `environment`, as `user` when given.
 ///
-/// The child gets stdin from /dev/null, its own process group (POSIX_SPAWN_SETPGROUP), an
-/// empty signal mask and default dispositions for every signal (POSIX_SPAWN_SETSIGMASK,
-/// POSIX_SPAWN_SETSIGDEF: the daemon blocks and ignores signals the action must not inherit),
-/// and no file descriptor of ours beyond 0, 1 and 2. It does not wait for the child.
+/// The child gets stdin from /dev/null, its own process group, an empty signal mask and
+/// default dispositions for every signal (the daemon blocks and ignores signals the action
+/// must not inherit), and no file descriptor of ours beyond 0, 1 and 2. It does not wait for
+/// the child.
+///
+/// Without `user`, posix_spawn does all this (POSIX_SPAWN_SETPGROUP, POSIX_SPAWN_SETSIGMASK,
+/// POSIX_SPAWN_SETSIGDEF). With `user`, which needs root, the C shim's vfork child does it and
+/// also takes the user's uid, gid and supplementary groups; HOME, USER and LOGNAME are then
+/// the user's, whatever `environment` says.
 public func spawnShell(
-  _ command: String, environment: ActionEnvironment, output: ActionOutput = .inherit
+  _ command: String, environment: ActionEnvironment, output: ActionOutput = .inherit,
+  user: UserIdentity? = nil
 ) throws(SpawnError) -> SpawnedProcess {
   guard !command.utf8.contains(0) else {
     throw SpawnError(operation: "spawn \(actionShell): the command holds a NUL byte", errno: EINVAL)
+  }
+  if let user {
+    return try spawnShell(command, environment: environment, output: output, as: user)
   }
 
   var actions = posix_spawn_file_actions_t()
@@ -95,11 +107,17 @@ public func spawnShell(
   defer { posix_spawn_file_actions_destroy(&actions) }
   result = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
   guard result == 0 else { throw SpawnError(operation: "open /dev/null for stdin", errno: result) }
-  if case .standardError = output {
+  switch output {
+  case .inherit:
+    break
+  case .standardError:
     result = posix_spawn_file_actions_adddup2(&actions, 2, 1)
-    guard result == 0 else {
-      throw SpawnError(operation: "redirect stdout to stderr", errno: result)
-    }
+  case .descriptors(let standardOutput, let standardError):
+    result = posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
+    if result == 0 { result = posix_spawn_file_actions_adddup2(&actions, standardError, 2) }
+  }
+  guard result == 0 else {
+    throw SpawnError(operation: "redirect stdout and stderr", errno: result)
   }
   result = gestured_spawn_file_actions_close_from(&actions, 3)
   guard result == 0 else {
@@ -133,6 +151,47 @@ public func spawnShell(
     throw SpawnError(operation: "posix_spawn \(actionShell)", errno: result)
   }
   return SpawnedProcess(pid: pid)
+}
+
+/// The `user:` path: posix_spawn cannot change credentials, so the C shim vforks.
+private func spawnShell(
+  _ command: String, environment: ActionEnvironment, output: ActionOutput, as user: UserIdentity
+) throws(SpawnError) -> SpawnedProcess {
+  let euid = geteuid()
+  guard euid == 0 else {
+    throw SpawnError(
+      operation:
+        "run as user \(user.name): only root can switch users (gestured runs as uid \(euid))",
+      errno: EPERM)
+  }
+  var environment = environment
+  environment.set("HOME", user.home)
+  environment.set("USER", user.name)
+  environment.set("LOGNAME", user.name)
+
+  let (standardOutput, standardError): (Int32, Int32) =
+    switch output {
+    case .inherit: (-1, -1)
+    case .standardError: (2, -1)
+    case .descriptors(let out, let err): (out, err)
+    }
+  let arguments = CStringArray([actionShell, "-c", command])
+  let environmentEntries = CStringArray(environment.entries)
+  let result = arguments.withPointers { argv in
+    environmentEntries.withPointers { envp in
+      user.groups.withUnsafeBufferPointer { groups in
+        gestured_spawn_as_user(
+          actionShell, argv, envp, standardOutput, standardError, user.uid, user.gid,
+          groups.baseAddress, groups.count)
+      }
+    }
+  }
+  guard result.pid > 0 else {
+    let step = result.step.map { String(cString: $0) } ?? "spawn"
+    throw SpawnError(
+      operation: "start \(actionShell) as user \(user.name): \(step)", errno: result.error)
+  }
+  return SpawnedProcess(pid: result.pid)
 }
 
 /// A NULL-terminated `char *[]` for execve-style calls, freed on deinit.

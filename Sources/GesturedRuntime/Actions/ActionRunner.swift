@@ -1,0 +1,591 @@
+import CGesturedShim
+import Dispatch
+import GestureCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The daemon's process manager: starts bindings' commands, enforces their cooldown, timeout
+/// and the limits on how many run, reaps them, and logs everything they print.
+///
+/// Everything happens on `queue`, the daemon's one serial queue, and never blocks it: exits
+/// arrive through a pidfd per child (no global SIGCHLD handling), output through pipes read
+/// without blocking, timeouts through a Dispatch timer per running action.
+///
+/// An action runs from its start until its shell exits. Processes the shell leaves behind
+/// (`cmd &`) are no longer its running instance, but their output is still logged while they
+/// hold the pipes, for at most `maximumLingeringOutputs` pipes.
+public final class ActionRunner: @unchecked Sendable {
+  // @unchecked: every property is touched only on `queue`.
+
+  public struct Request: Sendable {
+    /// Identifies the binding (one running instance per key), e.g. "lobby#3".
+    public var key: String
+    /// The binding's display name; prefixes its lines in the log.
+    public var label: String
+    /// Run as `/bin/sh -c command`.
+    public var command: String
+    public var environment: ActionEnvironment
+    /// Then SIGTERM to its process group, SIGKILL 2 s later. Zero or less: no limit.
+    public var timeout: Microseconds
+    /// Firings of the same key closer than this to the last one started are dropped.
+    public var cooldown: Microseconds
+    /// Run as this user (the daemon must be root).
+    public var user: String?
+    /// CLOCK_MONOTONIC of the firing, for the cooldown.
+    public var firedAt: Timestamp
+
+    public init(
+      key: String, label: String, command: String, environment: ActionEnvironment,
+      timeout: Microseconds = 30_000_000, cooldown: Microseconds = 300_000, user: String? = nil,
+      firedAt: Timestamp
+    ) {
+      self.key = key
+      self.label = label
+      self.command = command
+      self.environment = environment
+      self.timeout = timeout
+      self.cooldown = cooldown
+      self.user = user
+      self.firedAt = firedAt
+    }
+  }
+
+  public enum Decision: Equatable, Sendable {
+    case started(pid: Int32)
+    case droppedCooldown
+    case droppedRunning
+    case droppedCapacity
+    case failed(String)
+  }
+
+  /// From SIGTERM at the timeout to SIGKILL.
+  public static let killDelay: Microseconds = 2_000_000
+  /// Pipes kept open for processes an action left running, beyond which the oldest is closed
+  /// (its writers then get EPIPE): fds must not grow without bound if every firing starts a
+  /// background process that keeps writing.
+  public static let maximumLingeringOutputs = 64
+
+  public let maximumRunning: Int
+  private let queue: DispatchQueue
+  private let logger: Logger
+  private var running: [String: RunningAction] = [:]
+  /// When each key last started (or failed to start), for the cooldown.
+  private var lastStarts: [String: (time: Timestamp, cooldown: Microseconds)] = [:]
+  /// Output pipes whose shell has exited but that a leftover process still holds, oldest first.
+  private var lingering: [OutputPipe] = []
+  private var openPipes = 0
+  /// One buffer for every read: everything runs on one queue.
+  private let readBuffer: UnsafeMutableRawBufferPointer
+  /// Tests only: watch for exits by polling waitpid, as when pidfd_open is not available.
+  var pollsForExit = false
+  /// Tests only: who the daemon runs as, to check the refusal of `user:` without root.
+  var effectiveUserID: () -> uid_t = { geteuid() }
+  static let exitPollInterval: Microseconds = 50_000
+
+  public init(queue: DispatchQueue, logger: Logger, maximumRunning: Int = 16) {
+    self.queue = queue
+    self.logger = logger
+    self.maximumRunning = max(0, maximumRunning)
+    readBuffer = .allocate(byteCount: 16_384, alignment: 16)
+  }
+
+  deinit {
+    for action in running.values { action.stopWatching() }
+    for action in running.values { for pipe in action.outputs { pipe.source?.cancel() } }
+    for pipe in lingering { pipe.source?.cancel() }
+    readBuffer.deallocate()
+  }
+
+  /// Actions started and not yet reaped. Call on `queue`.
+  public var runningCount: Int { running.count }
+
+  /// Starts the request's command unless its cooldown, its previous run or the global limit
+  /// says no. Logs the decision (an audit trail). Call on `queue`.
+  @discardableResult
+  public func run(_ request: Request) -> Decision {
+    dispatchPrecondition(condition: .onQueue(queue))
+    let label = Self.oneLine(request.label, limit: 256)
+    if request.cooldown > 0, let last = lastStarts[request.key] {
+      let elapsed = request.firedAt - last.time
+      if elapsed < request.cooldown {
+        logger.info(
+          "[\(label)] firing dropped: \(Self.duration(elapsed)) after the previous one, "
+            + "within its \(Self.duration(request.cooldown)) cooldown")
+        return .droppedCooldown
+      }
+    }
+    if let previous = running[request.key] {
+      logger.info(
+        "[\(label)] firing dropped: its previous run (pid \(previous.pid)) is still running")
+      return .droppedRunning
+    }
+    if running.count >= maximumRunning {
+      logger.warning(
+        "[\(label)] firing dropped: \(running.count) actions are running, the most allowed at once")
+      return .droppedCapacity
+    }
+    rememberStart(of: request)
+
+    switch start(request, label: label) {
+    case .success(let action):
+      let who = request.user.map { " as user \(Self.oneLine($0, limit: 256))" } ?? ""
+      logger.info(
+        "[\(label)] started pid \(action.pid)\(who): \(Self.oneLine(request.command, limit: 4096))")
+      return .started(pid: action.pid)
+    case .failure(let reason):
+      logger.error("[\(label)] cannot start its action: \(reason.message)")
+      return .failed(reason.message)
+    }
+  }
+
+  /// Tests only: waits until no action runs and every output pipe is closed; false if that
+  /// did not happen within `timeout`. Never call on `queue`.
+  @discardableResult
+  public func waitUntilIdle(timeout: Microseconds) -> Bool {
+    dispatchPrecondition(condition: .notOnQueue(queue))
+    let deadline = Self.now() + timeout
+    while true {
+      let idle = queue.sync { running.isEmpty && openPipes == 0 }
+      if idle { return true }
+      if Self.now() >= deadline { return false }
+      usleep(5_000)
+    }
+  }
+
+  // MARK: - Starting
+
+  private struct StartFailure: Error {
+    var message: String
+  }
+
+  private func start(_ request: Request, label: String) -> Result<RunningAction, StartFailure> {
+    var identity: UserIdentity? = nil
+    if let user = request.user {
+      let euid = effectiveUserID()
+      guard euid == 0 else {
+        return .failure(
+          StartFailure(
+            message: "user: \(Self.oneLine(user, limit: 256)) needs gestured to run as root "
+              + "(it runs as uid \(euid))"))
+      }
+      do {
+        identity = try UserIdentity(lookingUp: user)
+      } catch {
+        return .failure(StartFailure(message: error.description))
+      }
+    }
+
+    let standardOutput: PipeEnds
+    do {
+      standardOutput = try PipeEnds()
+    } catch {
+      return .failure(StartFailure(message: error.description))
+    }
+    let standardError: PipeEnds
+    do {
+      standardError = try PipeEnds()
+    } catch {
+      standardOutput.closeBoth()
+      return .failure(StartFailure(message: error.description))
+    }
+
+    let spawned: SpawnedProcess
+    do {
+      spawned = try spawnShell(
+        request.command, environment: request.environment,
+        output: .descriptors(
+          standardOutput: standardOutput.write, standardError: standardError.write),
+        user: identity)
+    } catch {
+      standardOutput.closeBoth()
+      standardError.closeBoth()
+      return .failure(StartFailure(message: error.description))
+    }
+    // The child has its copies; ours would keep the pipes from ever reaching end of file.
+    close(standardOutput.write)
+    close(standardError.write)
+
+    let action = RunningAction(
+      key: request.key, label: label, pid: spawned.pid, startedAt: Self.now(),
+      timeout: request.timeout)
+    running[request.key] = action
+    action.outputs = [
+      watchOutput(standardOutput.read, label: label, level: .info),
+      watchOutput(standardError.read, label: label, level: .notice),
+    ]
+    watchExit(of: action)
+    armTimeout(of: action)
+    return .success(action)
+  }
+
+  private func rememberStart(of request: Request) {
+    lastStarts[request.key] = (request.firedAt, request.cooldown)
+    // Keys change with reloads: forget those whose cooldown is long over.
+    if lastStarts.count > 512 {
+      lastStarts = lastStarts.filter { key, last in
+        let elapsed = request.firedAt - last.time
+        return key == request.key || (elapsed >= 0 && elapsed < last.cooldown)
+      }
+    }
+  }
+
+  // MARK: - Output
+
+  private func watchOutput(_ descriptor: Int32, label: String, level: LogLevel) -> OutputPipe {
+    let pipe = OutputPipe(descriptor: descriptor, label: label, level: level)
+    let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+    source.setEventHandler { [weak self, weak pipe] in
+      guard let self, let pipe else { return }
+      self.drain(pipe, reads: 4)
+    }
+    // Dispatch may still watch the descriptor until the source is cancelled.
+    source.setCancelHandler { close(descriptor) }
+    pipe.source = source
+    openPipes += 1
+    source.resume()
+    return pipe
+  }
+
+  /// Reads what `pipe` has, at most `reads` times, stopping when it would block; at end of
+  /// file (or an error that will not go away) flushes the last line and closes the pipe.
+  private func drain(_ pipe: OutputPipe, reads: Int) {
+    guard !pipe.isClosed, let buffer = readBuffer.baseAddress else { return }
+    for _ in 0..<reads {
+      let count = read(pipe.descriptor, buffer, readBuffer.count)
+      if count > 0 {
+        pipe.splitter.append(UnsafeRawBufferPointer(start: buffer, count: count)) {
+          log(line: $0, cut: $1, of: pipe)
+        }
+        continue
+      }
+      if count < 0 {
+        let error = errno
+        if error == EINTR { continue }
+        if error == EAGAIN || error == EWOULDBLOCK { return }
+        logger.warning("[\(pipe.label)] reading its output: \(String(cString: strerror(error)))")
+      }
+      closePipe(pipe)
+      return
+    }
+  }
+
+  private func log(line: String, cut: Bool, of pipe: OutputPipe) {
+    let marker = cut ? " [… cut at \(OutputLineSplitter.maximumLineBytes) bytes]" : ""
+    logger.log(pipe.level, "[\(pipe.label)] \(line)\(marker)")
+  }
+
+  private func closePipe(_ pipe: OutputPipe) {
+    guard !pipe.isClosed else { return }
+    pipe.splitter.finish { log(line: $0, cut: $1, of: pipe) }
+    pipe.isClosed = true
+    pipe.source?.cancel()
+    pipe.source = nil
+    openPipes -= 1
+    lingering.removeAll { $0 === pipe }
+  }
+
+  // MARK: - Exit and timeout
+
+  private func watchExit(of action: RunningAction) {
+    let pidfd = pollsForExit ? -ENOSYS : gestured_pidfd_open(action.pid)
+    if pidfd >= 0 {
+      let source = DispatchSource.makeReadSource(fileDescriptor: pidfd, queue: queue)
+      source.setEventHandler { [weak self, weak action] in
+        guard let self, let action else { return }
+        self.processExited(action)
+      }
+      source.setCancelHandler { close(pidfd) }
+      action.exitWatch = source
+      source.resume()
+    } else {
+      // Kernels before 5.3 (or a seccomp filter) lack pidfd_open: poll while it runs.
+      let timer = DispatchSource.makeTimerSource(queue: queue)
+      let interval = DispatchTimeInterval.microseconds(Int(Self.exitPollInterval))
+      timer.schedule(deadline: .now() + interval, repeating: interval)
+      timer.setEventHandler { [weak self, weak action] in
+        guard let self, let action else { return }
+        self.processMayHaveExited(action)
+      }
+      action.exitWatch = timer
+      timer.resume()
+    }
+  }
+
+  /// The pidfd is readable: the shell has exited.
+  private func processExited(_ action: RunningAction) {
+    guard running[action.key] === action else { return }
+    if case .terminating = action.stage {
+      // Not reaped until the SIGKILL stage: while the shell is a zombie, its pid (the process
+      // group's id) cannot be reused, so that SIGKILL reaches only what is left of its group.
+      action.stage = .terminating(shellExited: true)
+      action.stopWatchingExit()
+      return
+    }
+    reap(action)
+  }
+
+  /// The polling fallback: reap it if it has exited.
+  private func processMayHaveExited(_ action: RunningAction) {
+    guard running[action.key] === action else { return }
+    // While terminating, leave the zombie for the SIGKILL stage (see processExited).
+    if case .terminating = action.stage { return }
+    reap(action)
+  }
+
+  private func reap(_ action: RunningAction) {
+    var status: Int32 = 0
+    let result = waitpid(action.pid, &status, WNOHANG)
+    if result == 0 { return }  // still running (polling)
+    if result < 0 && errno == EINTR { return }  // the next wake-up tries again
+    finish(action, status: result == action.pid ? ProcessStatus(waitStatus: status) : nil)
+  }
+
+  private func finish(_ action: RunningAction, status: ProcessStatus?) {
+    running[action.key] = nil
+    action.stopWatching()
+    // Output the shell wrote before it exited is in the pipes now: log it before the exit.
+    var stillOpen = false
+    for pipe in action.outputs {
+      drain(pipe, reads: 16)
+      guard !pipe.isClosed else { continue }
+      pipe.splitter.finish { log(line: $0, cut: $1, of: pipe) }
+      lingering.append(pipe)
+      stillOpen = true
+    }
+    action.outputs = []
+
+    let elapsed = " after \(Self.duration(Self.now() - action.startedAt))"
+    let timedOut = action.timedOut ? " (timed out after \(Self.duration(action.timeout)))" : ""
+    let leftovers = stillOpen ? "; processes it started still hold its output" : ""
+    switch status {
+    case .exited(0):
+      logger.info("[\(action.label)] pid \(action.pid) exited with status 0\(elapsed)\(leftovers)")
+    case .some(let status):
+      logger.warning(
+        "[\(action.label)] pid \(action.pid) failed: \(Self.describe(status))\(elapsed)\(timedOut)"
+          + leftovers)
+    case nil:
+      logger.warning(
+        "[\(action.label)] pid \(action.pid) ended, but something else collected its exit status")
+    }
+
+    while lingering.count > Self.maximumLingeringOutputs {
+      let oldest = lingering.removeFirst()
+      logger.notice(
+        "[\(oldest.label)] no longer logging the output of processes it left running "
+          + "(more than \(Self.maximumLingeringOutputs) such pipes)")
+      closePipe(oldest)
+    }
+  }
+
+  private func armTimeout(of action: RunningAction) {
+    // Nanoseconds for Dispatch; a timeout too long to express is no limit.
+    let (nanoseconds, overflow) = action.timeout.multipliedReportingOverflow(by: 1000)
+    guard action.timeout > 0, !overflow, let nanoseconds = Int(exactly: nanoseconds) else { return }
+    let timer = DispatchSource.makeTimerSource(queue: queue)
+    timer.schedule(deadline: .now() + .nanoseconds(nanoseconds))
+    timer.setEventHandler { [weak self, weak action] in
+      guard let self, let action else { return }
+      self.timerFired(for: action)
+    }
+    action.timer = timer
+    timer.resume()
+  }
+
+  private func timerFired(for action: RunningAction) {
+    guard running[action.key] === action else { return }
+    switch action.stage {
+    case .running:
+      logger.warning(
+        "[\(action.label)] timed out after \(Self.duration(action.timeout)): "
+          + "SIGTERM to process group \(action.pid)")
+      action.timedOut = true
+      action.stage = .terminating(shellExited: false)
+      kill(-action.pid, SIGTERM)
+      action.timer?.schedule(
+        deadline: .now() + .microseconds(Int(Self.killDelay)))
+    case .terminating(let shellExited):
+      logger.warning(
+        "[\(action.label)] \(Self.duration(Self.killDelay)) after SIGTERM: "
+          + "SIGKILL to process group \(action.pid)")
+      kill(-action.pid, SIGKILL)
+      action.stage = .killed
+      action.timer?.cancel()
+      action.timer = nil
+      // An exited shell was kept as a zombie for this moment; reap it now. Otherwise its exit
+      // watch reports the exit SIGKILL causes.
+      if shellExited { reap(action) }
+    case .killed:
+      break
+    }
+  }
+
+  // MARK: - Formatting
+
+  static func now() -> Timestamp {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Timestamp(seconds: Int64(time.tv_sec), microseconds: Int64(time.tv_nsec / 1000))
+  }
+
+  /// "300 ms", "2 s", "1.25 s".
+  static func duration(_ microseconds: Microseconds) -> String {
+    let sign = microseconds < 0 ? "-" : ""
+    let magnitude = microseconds.magnitude
+    if magnitude < 1_000_000 { return "\(sign)\(magnitude / 1000) ms" }
+    let seconds = magnitude / 1_000_000
+    var milliseconds = magnitude % 1_000_000 / 1000
+    guard milliseconds > 0 else { return "\(sign)\(seconds) s" }
+    var digits = 3
+    while milliseconds % 10 == 0 {
+      milliseconds /= 10
+      digits -= 1
+    }
+    let fraction = String(milliseconds)
+    return
+      "\(sign)\(seconds).\(String(repeating: "0", count: digits - fraction.count))\(fraction) s"
+  }
+
+  static func describe(_ status: ProcessStatus) -> String {
+    guard case .signalled(let signal) = status else { return status.description }
+    let names: [Int32: String] = [
+      SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGILL: "SIGILL",
+      SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGFPE: "SIGFPE", SIGKILL: "SIGKILL",
+      SIGSEGV: "SIGSEGV", SIGPIPE: "SIGPIPE", SIGALRM: "SIGALRM", SIGTERM: "SIGTERM",
+    ]
+    return names[signal].map { "\(status) (\($0))" } ?? status.description
+  }
+
+  /// Config text on one log line: control characters escaped, cut after `limit` characters.
+  static func oneLine(_ text: String, limit: Int) -> String {
+    var result = ""
+    var count = 0
+    for scalar in text.unicodeScalars {
+      if count == limit {
+        result += "…"
+        break
+      }
+      count += 1
+      switch scalar {
+      case "\n": result += "\\n"
+      case "\t": result += "\\t"
+      case "\r": result += "\\r"
+      case _ where scalar.value < 0x20 || scalar.value == 0x7f:
+        let hex = String(scalar.value, radix: 16)
+        result += "\\x" + (hex.count < 2 ? "0" : "") + hex
+      default: result.unicodeScalars.append(scalar)
+      }
+    }
+    return result
+  }
+}
+
+/// One started action, from spawn until its shell is reaped.
+private final class RunningAction {
+  enum Stage {
+    case running
+    /// SIGTERM sent; SIGKILL follows `killDelay` later. `shellExited`: the shell is a zombie
+    /// left unreaped until then.
+    case terminating(shellExited: Bool)
+    /// SIGKILL sent; waiting for the exit.
+    case killed
+  }
+
+  let key: String
+  let label: String
+  let pid: pid_t
+  let startedAt: Timestamp
+  let timeout: Microseconds
+  var stage = Stage.running
+  var timedOut = false
+  var outputs: [OutputPipe] = []
+  /// A read source on the pidfd, or the polling timer.
+  var exitWatch: (any DispatchSourceProtocol)?
+  var timer: (any DispatchSourceTimer)?
+
+  init(key: String, label: String, pid: pid_t, startedAt: Timestamp, timeout: Microseconds) {
+    self.key = key
+    self.label = label
+    self.pid = pid
+    self.startedAt = startedAt
+    self.timeout = timeout
+  }
+
+  func stopWatchingExit() {
+    exitWatch?.cancel()
+    exitWatch = nil
+  }
+
+  func stopWatching() {
+    stopWatchingExit()
+    timer?.cancel()
+    timer = nil
+  }
+}
+
+/// The read end of an action's stdout or stderr pipe.
+private final class OutputPipe {
+  let descriptor: Int32
+  let label: String
+  let level: LogLevel
+  var splitter = OutputLineSplitter()
+  var source: (any DispatchSourceRead)?
+  var isClosed = false
+
+  init(descriptor: Int32, label: String, level: LogLevel) {
+    self.descriptor = descriptor
+    self.label = label
+    self.level = level
+  }
+}
+
+/// A new pipe for a child's output: both ends close-on-exec and above 2 (a daemon started
+/// with a closed stdin must not hand the child its own pipe as stdin), our read end
+/// non-blocking.
+private struct PipeEnds {
+  let read: Int32
+  let write: Int32
+
+  init() throws(SpawnError) {
+    var ends: [Int32] = [-1, -1]
+    let result = ends.withUnsafeMutableBufferPointer { gestured_pipe_cloexec($0.baseAddress) }
+    guard result == 0 else { throw SpawnError(operation: "pipe", errno: result) }
+    do {
+      read = try Self.aboveStandardStreams(ends[0])
+    } catch {
+      close(ends[1])
+      throw error
+    }
+    do {
+      write = try Self.aboveStandardStreams(ends[1])
+    } catch {
+      close(read)
+      throw error
+    }
+    let flags = fcntl(read, F_GETFL)
+    guard flags >= 0, fcntl(read, F_SETFL, flags | O_NONBLOCK) == 0 else {
+      let error = errno
+      closeBoth()
+      throw SpawnError(operation: "make the output pipe non-blocking", errno: error)
+    }
+  }
+
+  func closeBoth() {
+    close(read)
+    close(write)
+  }
+
+  /// `descriptor` itself, or (closing it) a close-on-exec duplicate numbered 3 or higher.
+  private static func aboveStandardStreams(_ descriptor: Int32) throws(SpawnError) -> Int32 {
+    guard descriptor < 3 else { return descriptor }
+    let duplicate = fcntl(descriptor, F_DUPFD_CLOEXEC, 3)
+    let error = errno
+    close(descriptor)
+    guard duplicate >= 0 else {
+      throw SpawnError(operation: "move a pipe above fd 2", errno: error)
+    }
+    return duplicate
+  }
+}
