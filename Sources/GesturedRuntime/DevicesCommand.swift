@@ -65,8 +65,7 @@ public struct DevicesCommand: Sendable {
     switch listNodes() {
     case .failure(let error):
       errors.write("gestured: cannot list input devices through udev: \(error)\n")
-      // EX_NOINPUT: the input to list (udev's device database, /sys) cannot be read.
-      return .missingFile
+      return .systemError
     case .success(let listed):
       nodes = listed.sorted { Self.sortKey($0) < Self.sortKey($1) }
     }

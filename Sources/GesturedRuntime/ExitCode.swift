@@ -10,6 +10,8 @@ public enum ExitCode: Int32, Error, Sendable, CaseIterable {
   case badRecording = 65
   /// EX_NOINPUT: a file named on the command line does not exist or cannot be read.
   case missingFile = 66
+  /// EX_OSERR: the system refused something the daemon cannot run without (udev).
+  case systemError = 71
   /// EX_CONFIG: the configuration has errors.
   case badConfig = 78
 }

@@ -6,16 +6,17 @@ public enum Invocation: Sendable {
   case version
   case check(CheckCommand)
   case replay(ReplayCommand)
+  /// `gestured [--config FILE] [--verbose]`: the daemon.
+  case daemon(Daemon.Options)
+  /// `gestured monitor`: the daemon's recognition on live devices, JSON lines, no actions.
+  case monitor(Daemon.Options)
+  /// `gestured devices [--config FILE]`: every input node and the profile that takes it.
+  case devices(DevicesCommand)
   /// Exit 64 after printing `message` and a one-line `hint` on stderr.
   case usageError(message: String, hint: String)
 
   public static func parse(_ arguments: [String]) -> Invocation {
-    guard let first = arguments.first else {
-      return .usageError(
-        message:
-          "the daemon is not available in this version; use 'gestured check' or 'gestured replay'",
-        hint: "Run 'gestured --help' for usage.")
-    }
+    guard let first = arguments.first else { return .daemon(Daemon.Options()) }
     let rest = Array(arguments.dropFirst())
     switch first {
     case "-h", "--help": return .help(Usage.tool)
@@ -25,13 +26,17 @@ public enum Invocation: Sendable {
       case nil: return .help(Usage.tool)
       case "check": return .help(Usage.check)
       case "replay": return .help(Usage.replay)
+      case "monitor": return .help(Usage.monitor)
+      case "devices": return .help(Usage.devices)
       case let other?: return unknownCommand(other)
       }
     case "check": return parseCheck(rest)
     case "replay": return parseReplay(rest)
+    case "monitor":
+      return parseDaemonOptions(rest, command: "monitor", help: Usage.monitor).map { .monitor($0) }
+    case "devices": return parseDevices(rest)
     case let option where option.hasPrefix("-"):
-      return .usageError(
-        message: "unknown option '\(option)'", hint: "Run 'gestured --help' for usage.")
+      return parseDaemonOptions(arguments, command: nil, help: Usage.tool).map { .daemon($0) }
     default:
       return unknownCommand(first)
     }
@@ -39,7 +44,7 @@ public enum Invocation: Sendable {
 
   private static func unknownCommand(_ name: String) -> Invocation {
     .usageError(
-      message: "unknown command '\(name)'; the commands are check and replay",
+      message: "unknown command '\(name)'; the commands are check, replay, monitor and devices",
       hint: "Run 'gestured --help' for usage.")
   }
 
@@ -74,6 +79,65 @@ public enum Invocation: Sendable {
       return .usageError(message: "check: --config FILE is required", hint: hint)
     }
     return .check(CheckCommand(configPath: config))
+  }
+
+  /// `--config` is optional: without it the default path is used, or the built-in default
+  /// profile when that file does not exist.
+  private static func parseDevices(_ arguments: [String]) -> Invocation {
+    if asksForHelp(arguments) { return .help(Usage.devices) }
+    let hint = "Run 'gestured devices --help' for usage."
+    var scanner = OptionScanner(arguments: arguments, command: "devices", hint: hint)
+    var config: String?
+    while let item = scanner.next() {
+      switch item {
+      case .help: return .help(Usage.devices)
+      case .option("--config", let value), .option("-c", let value):
+        guard config == nil else {
+          return .usageError(message: "devices: --config given twice", hint: hint)
+        }
+        switch scanner.value(for: "--config", attached: value) {
+        case .success(let path): config = path
+        case .failure(let error): return error.invocation
+        }
+      case .option(let name, _):
+        return .usageError(message: "devices: unknown option '\(name)'", hint: hint)
+      case .positional(let argument):
+        return .usageError(message: "devices: unexpected argument '\(argument)'", hint: hint)
+      }
+    }
+    return .devices(DevicesCommand(configPath: config))
+  }
+
+  /// The daemon's and the monitor's options: `--config FILE`, `--verbose`.
+  private static func parseDaemonOptions(
+    _ arguments: [String], command: String?, help: String
+  ) -> Result<Daemon.Options, Invocation> {
+    if asksForHelp(arguments) { return .failure(.help(help)) }
+    let name = command ?? "gestured"
+    let hint = "Run 'gestured \(command.map { $0 + " " } ?? "")--help' for usage."
+    var scanner = OptionScanner(arguments: arguments, command: name, hint: hint)
+    var options = Daemon.Options()
+    var configGiven = false
+    while let item = scanner.next() {
+      switch item {
+      case .help: return .failure(.help(help))
+      case .option("--config", let value), .option("-c", let value):
+        guard !configGiven else {
+          return .failure(.usageError(message: "\(name): --config given twice", hint: hint))
+        }
+        switch scanner.value(for: "--config", attached: value) {
+        case .success(let path): options.configPath = path
+        case .failure(let error): return .failure(error.invocation)
+        }
+        configGiven = true
+      case .option("--verbose", nil), .option("-v", nil): options.verbose = true
+      case .option(let name, _):
+        return .failure(.usageError(message: "unknown option '\(name)'", hint: hint))
+      case .positional(let argument):
+        return .failure(.usageError(message: "unexpected argument '\(argument)'", hint: hint))
+      }
+    }
+    return .success(options)
   }
 
   private static func parseReplay(_ arguments: [String]) -> Invocation {
@@ -140,6 +204,7 @@ private struct OptionScanner {
     var invocation: Invocation
   }
 
+
   let arguments: [String]
   let command: String
   let hint: String
@@ -190,5 +255,17 @@ private struct OptionScanner {
         Failure(invocation: .usageError(message: "\(command): \(option) needs a FILE", hint: hint)))
     }
     return .success(value)
+  }
+}
+
+extension Invocation: Error {}
+
+extension Result where Failure == Invocation {
+  /// The parsed options as an invocation, or the help/usage invocation that stopped parsing.
+  fileprivate func map(_ transform: (Success) -> Invocation) -> Invocation {
+    switch self {
+    case .success(let value): transform(value)
+    case .failure(let invocation): invocation
+    }
   }
 }

@@ -6,21 +6,70 @@ public enum Usage {
     gestured: touchscreen gestures to shell commands, per device and screen region.
 
     Usage:
+      gestured [--config FILE] [--verbose]
+      gestured monitor [--config FILE] [--verbose]
+      gestured devices [--config FILE]
       gestured check --config FILE
       gestured replay --config FILE [--device DESC] [--run-actions] [--verbose] RECORDING...
       gestured help [COMMAND]
       gestured --version
 
+    Without a command, gestured runs as the daemon: it takes every touchscreen a profile of
+    FILE (default /etc/gestured/gestured.yaml) selects, including ones plugged in later, and
+    runs the commands bound to their gestures. SIGHUP reloads FILE; SIGTERM stops.
+
     Commands:
+      monitor  Recognize gestures on the live touchscreens as the daemon would and print
+               them as JSON lines (and devices added and removed); run nothing.
+      devices  List every input device node: name, ids, size, protocol, udev's
+               classification, and which profile takes it (or why none does).
       check    Validate a config file and print every error with FILE:LINE:COLUMN.
       replay   Run evemu recordings through the recognizers and print each gesture that
                would fire, one JSON object per line.
 
-    The daemon itself (reading live devices) is not available in this version: running
-    gestured without a command exits with status 64.
+    Options (daemon and monitor):
+      -c, --config FILE   The config file (default /etc/gestured/gestured.yaml).
+      -v, --verbose       Also log every recognizer transition.
 
     Exit status: 0 success, 64 usage error, 65 bad recording, 66 missing or unreadable
-    file, 78 config error.
+    file, 71 udev unavailable, 78 config error (or, as root, a config others can write).
+
+    """
+
+  public static let monitor = """
+    Usage: gestured monitor [--config FILE] [--verbose]
+
+    The operator's live dry run: opens the touchscreens the config's profiles take, as the
+    daemon would, and prints every gesture that would fire as one JSON object per line (the
+    fields of `gestured replay`, with `file` the device node and `time` in seconds on the
+    monotonic clock), plus a line when a device is added or removed:
+      {"event":"added","time":12.345678,"devnode":"/dev/input/event5","device":"...",
+       "profile":"lobby"}
+    Runs no command. Stop with Ctrl-C.
+
+    Options:
+      -c, --config FILE   The config file (default /etc/gestured/gestured.yaml).
+      -v, --verbose       Also log every recognizer transition on stderr.
+      -h, --help          Show this help.
+
+    """
+
+  public static let devices = """
+    Usage: gestured devices [--config FILE]
+
+    Lists every input event node (/dev/input/event*) with its name, ids, ID_PATH, size in
+    millimetres (and whether it is a guess), slots, multitouch protocol, udev's
+    classification, and the profile of FILE that takes it, or why none does. Twin nodes of
+    one panel are shown together. Without --config, /etc/gestured/gestured.yaml is used when
+    it exists, else the built-in default profile. Reading a node needs root or the input
+    group.
+
+    Options:
+      -c, --config FILE   The config file.
+      -h, --help          Show this help.
+
+    Exit status: 0 listed, 66 FILE cannot be read, 71 udev cannot be read, 78 the config has
+    errors.
 
     """
 

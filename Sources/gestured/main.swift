@@ -9,6 +9,16 @@ import GesturedRuntime
 let output = FileDescriptorSink.standardOutput
 let errors = FileDescriptorSink.standardError
 
+/// Returns only when the daemon cannot start; once running it exits by itself.
+func runDaemon(_ mode: Daemon.Mode, _ options: Daemon.Options) -> ExitCode {
+  switch Daemon.make(
+    mode: mode, options: options, output: output, errors: errors, environment: ProcessEnvironment.current())
+  {
+  case .failure(let code): return code
+  case .success(let daemon): daemon.run()
+  }
+}
+
 let status: ExitCode
 switch Invocation.parse(Array(CommandLine.arguments.dropFirst())) {
 case .help(let text):
@@ -21,6 +31,12 @@ case .check(let command):
   status = command.run(output: output, errors: errors)
 case .replay(let command):
   status = command.run(output: output, errors: errors)
+case .devices(let command):
+  status = command.run(output: output, errors: errors)
+case .daemon(let options):
+  status = runDaemon(.actions, options)
+case .monitor(let options):
+  status = runDaemon(.monitor, options)
 case .usageError(let message, let hint):
   errors.write("gestured: \(message)\n\(hint)\n")
   status = .usage

@@ -13,9 +13,33 @@ struct InvocationTests {
     return nil
   }
 
-  @Test func noSubcommandSaysTheDaemonIsNotAvailable() throws {
-    let message = try #require(usageError([]))
-    #expect(message.contains("daemon is not available"))
+  @Test func noSubcommandRunsTheDaemonOnTheDefaultConfig() {
+    guard case .daemon(let options) = Invocation.parse([]) else {
+      Issue.record("no arguments should run the daemon")
+      return
+    }
+    #expect(options == Daemon.Options(configPath: "/etc/gestured/gestured.yaml", verbose: false))
+  }
+
+  @Test func daemonAndMonitorTakeConfigAndVerbose() {
+    guard case .daemon(let daemon) = Invocation.parse(["--config", "k.yaml", "-v"]),
+      case .monitor(let monitor) = Invocation.parse(["monitor", "--verbose", "--config=x"]),
+      case .monitor(let plain) = Invocation.parse(["monitor"])
+    else {
+      Issue.record("daemon or monitor options were not recognized")
+      return
+    }
+    #expect(daemon == Daemon.Options(configPath: "k.yaml", verbose: true))
+    #expect(monitor == Daemon.Options(configPath: "x", verbose: true))
+    #expect(plain == Daemon.Options())
+    #expect(usageError(["monitor", "extra"]) == "unexpected argument 'extra'")
+    #expect(usageError(["--bogus"]) == "unknown option '--bogus'")
+    #expect(usageError(["monitor", "--config", "a", "--config", "b"]) == "monitor: --config given twice")
+    guard case .help(let help) = Invocation.parse(["monitor", "--help"]) else {
+      Issue.record("monitor --help")
+      return
+    }
+    #expect(help.hasPrefix("Usage: gestured monitor"))
   }
 
   @Test func versionAndHelp() {

@@ -1,0 +1,378 @@
+import Dispatch
+import GestureCore
+import GesturedConfig
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The daemon, and `gestured monitor`: live devices → the same pipeline as replay → actions
+/// (or JSON lines).
+///
+/// Everything runs on one serial queue, the main queue driven by `dispatchMain()`: device read
+/// sources, the udev monitor, one timer armed at the earliest deadline any device's engine
+/// asks for (none while nothing is pending), signal sources, and the action runner's sources.
+/// No global concurrent queue and no Swift concurrency are used, so an idle daemon has no
+/// thread that wakes up.
+public final class Daemon: @unchecked Sendable {
+  // @unchecked: every property is touched only on `queue`.
+
+  public enum Mode: Sendable {
+    /// Run the bound commands.
+    case actions
+    /// `gestured monitor`: print JSON lines, run nothing.
+    case monitor
+  }
+
+  public struct Options: Sendable, Hashable {
+    public var configPath: String
+    public var verbose: Bool
+
+    public init(configPath: String = Daemon.defaultConfigPath, verbose: Bool = false) {
+      self.configPath = configPath
+      self.verbose = verbose
+    }
+  }
+
+  public static let defaultConfigPath = "/etc/gestured/gestured.yaml"
+  /// A deadline honoured later than this (the machine slept) cancels its gesture instead.
+  static let lateDeadlineLimit: Microseconds = 2_000_000
+
+  /// One opened device and its pipeline.
+  final class OpenDevice {
+    let node: InputNode
+    let evdev: EvdevDevice
+    let profileIndex: Int
+    let profile: Profile
+    var engine: DeviceEngine
+    var source: DispatchSourceRead?
+
+    init(node: InputNode, evdev: EvdevDevice, profileIndex: Int, profile: Profile, engine: DeviceEngine) {
+      self.node = node
+      self.evdev = evdev
+      self.profileIndex = profileIndex
+      self.profile = profile
+      self.engine = engine
+    }
+
+    var name: String { evdev.description.name }
+  }
+
+  let queue = DispatchQueue.main
+  let mode: Mode
+  let options: Options
+  let logger: Logger
+  let output: any OutputSink
+  let notifier: SystemdNotifier?
+  private(set) var configuration: Configuration
+  private var watcher: UdevWatcher?
+  private var runner: ActionRunner?
+  private var devices: [String: OpenDevice] = [:]
+  /// Touchscreens no profile takes, logged once each.
+  private var leftAlone: Set<String> = []
+  /// Made in `start()`: libdispatch traps when a never-resumed source is released.
+  private var timer: DispatchSourceTimer?
+  private var armedDeadline: Timestamp?
+  private var signalSources: [DispatchSourceSignal] = []
+  private var watchdogTimer: DispatchSourceTimer?
+  /// Reused for every drain, so reading events allocates nothing once it has grown.
+  private var firings: [GestureEvent] = []
+
+  /// Loads the config (exit codes as `gestured check`) and prepares; `start()` runs.
+  public static func make(
+    mode: Mode, options: Options, output: any OutputSink, errors: any OutputSink,
+    environment: [String: String]
+  ) -> Result<Daemon, ExitCode> {
+    let journal = JournalStream.stderrIsJournal(environment: environment)
+    let logger = Logger(sink: errors, journalPrefixes: journal, verbose: options.verbose)
+    switch loadConfiguration(path: options.configPath, logger: logger) {
+    case .failure(let code):
+      return .failure(code)
+    case .success(let configuration):
+      let notifier = mode == .actions ? SystemdNotifier(environment: environment, logger: logger) : nil
+      return .success(
+        Daemon(
+          mode: mode, options: options, configuration: configuration, logger: logger, output: output,
+          notifier: notifier))
+    }
+  }
+
+  private init(
+    mode: Mode, options: Options, configuration: Configuration, logger: Logger, output: any OutputSink,
+    notifier: SystemdNotifier?
+  ) {
+    self.mode = mode
+    self.options = options
+    self.configuration = configuration
+    self.logger = logger
+    self.output = output
+    self.notifier = notifier
+  }
+
+  /// Reads and validates the config; logs every diagnostic. As root, a config others could
+  /// write is refused (like sshd's StrictModes).
+  static func loadConfiguration(path: String, logger: Logger) -> Result<Configuration, ExitCode> {
+    if let problem = ConfigPermissions.check(path: path) {
+      logger.error("\(path): \(problem)")
+      return .failure(.badConfig)
+    }
+    let bytes: [UInt8]
+    do {
+      bytes = try ConfigLoader.readFile(path: path)
+    } catch {
+      logger.error("cannot read config '\(path)': \(error)")
+      return .failure(error.errno == ENOENT ? .missingFile : .badConfig)
+    }
+    let result = ConfigLoader.parse(bytes: bytes, file: path)
+    for diagnostic in result.diagnostics {
+      logger.log(diagnostic.severity == .error ? .error : .warning, diagnostic.description)
+    }
+    guard let configuration = result.configuration else { return .failure(.badConfig) }
+    return .success(configuration)
+  }
+
+  // MARK: Running
+
+  /// Starts every source on the main queue and never returns (exit 0 on SIGTERM/SIGINT).
+  public func run() -> Never {
+    queue.async { self.start() }
+    dispatchMain()
+  }
+
+  private func start() {
+    signal(SIGPIPE, SIG_IGN)
+    if mode == .actions { runner = ActionRunner(queue: queue, logger: logger) }
+    let timer = DispatchSource.makeTimerSource(queue: queue)
+    timer.setEventHandler { [unowned self] in self.deadlineReached() }
+    timer.schedule(deadline: .distantFuture)
+    timer.resume()
+    self.timer = timer
+    installSignalHandlers()
+    do {
+      // The monitor starts before enumeration so that nothing plugged in between is missed.
+      watcher = try UdevWatcher(queue: queue, logger: logger) { [unowned self] change in self.udevChanged(change) }
+    } catch {
+      logger.error("cannot watch for input devices: \(error)")
+      exit(ExitCode.systemError.rawValue)
+    }
+    enumerate()
+    logger.notice("gestured started: \(statusText)")
+    notifier?.ready(status: statusText)
+    startWatchdog()
+  }
+
+  private var statusText: String {
+    let count = devices.count
+    return count == 1 ? "1 touchscreen" : "\(count) touchscreens"
+  }
+
+  private func installSignalHandlers() {
+    for (number, handler) in [(SIGHUP, reload), (SIGTERM, stop), (SIGINT, stop)] as [(Int32, () -> Void)] {
+      // Dispatch delivers the signal only if its default action (terminate) is disabled.
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+      source.setEventHandler(handler: handler)
+      source.resume()
+      signalSources.append(source)
+    }
+  }
+
+  private func startWatchdog() {
+    guard let notifier, let interval = notifier.watchdogInterval else { return }
+    let watchdog = DispatchSource.makeTimerSource(queue: queue)
+    watchdog.schedule(deadline: .now(), repeating: .microseconds(Int(interval)), leeway: .milliseconds(100))
+    watchdog.setEventHandler { notifier.watchdog() }
+    watchdog.resume()
+    watchdogTimer = watchdog
+  }
+
+  private func stop() {
+    logger.notice("stopping")
+    notifier?.stopping()
+    for syspath in Array(devices.keys) { close(syspath) }
+    // Running actions are left to finish; the service manager's KillMode decides.
+    exit(ExitCode.success.rawValue)
+  }
+
+  /// SIGHUP: the new file is parsed and validated first; with an error the old config stays
+  /// in force. Either way READY=1 follows.
+  func reload() {
+    notifier?.reloading(monotonicMicroseconds: MonotonicClock.now().microseconds)
+    logger.notice("reloading \(options.configPath)")
+    switch Self.loadConfiguration(path: options.configPath, logger: logger) {
+    case .failure:
+      logger.error("the new config has errors; keeping the previous one")
+    case .success(let new):
+      configuration = new
+      // Profiles are matched again on every device: close and take them afresh.
+      for syspath in Array(devices.keys) { close(syspath) }
+      leftAlone.removeAll()
+      enumerate()
+      logger.notice("config reloaded: \(statusText)")
+    }
+    notifier?.ready(status: statusText)
+  }
+
+  // MARK: Devices
+
+  private func enumerate() {
+    guard let watcher else { return }
+    for node in watcher.enumerate() { consider(node) }
+    rearm()
+  }
+
+  private func udevChanged(_ change: UdevWatcher.Change) {
+    switch change {
+    case .added(let node):
+      consider(node)
+    case .changed(let node):
+      if devices[node.syspath] == nil { consider(node) }
+    case .removed(let syspath, _):
+      close(syspath)
+      leftAlone.remove(syspath)
+    }
+    notifier?.status(statusText)
+    rearm()
+  }
+
+  /// Opens the node if a profile takes it.
+  private func consider(_ node: InputNode) {
+    guard node.isInitialized, node.sysname.hasPrefix("event"), devices[node.syspath] == nil else { return }
+    // Only touchscreens, or nodes an explicit match may select, are worth opening.
+    guard node.isTouchscreen || configuration.profiles.contains(where: { $0.match != nil }) else { return }
+    let evdev: EvdevDevice
+    do {
+      evdev = try EvdevDevice(devnode: node.devnode, logger: logger)
+    } catch {
+      if node.isTouchscreen { logger.warning("\(node.devnode): cannot open: \(error)") }
+      return
+    }
+    guard let index = DeviceSelection.profile(for: node, device: evdev.description, in: configuration) else {
+      if node.isTouchscreen, leftAlone.insert(node.syspath).inserted {
+        logger.info("\(node.devnode) '\(evdev.description.name)': no profile takes this touchscreen; left alone")
+      }
+      evdev.close()
+      return
+    }
+    let profile = DeviceSelection.effectiveProfile(configuration.profiles[index], node: node)
+    guard var engine = DeviceEngine(device: evdev.description, profile: profile) else {
+      logger.warning("\(node.devnode) '\(evdev.description.name)': reports no touch position; left alone")
+      evdev.close()
+      return
+    }
+    engine.tracing = options.verbose
+    if profile.grab {
+      do { try evdev.grab(true) } catch { logger.warning("\(node.devnode): cannot grab: \(error)") }
+    }
+    let device = OpenDevice(node: node, evdev: evdev, profileIndex: index, profile: profile, engine: engine)
+    let source = DispatchSource.makeReadSource(fileDescriptor: evdev.fileDescriptor, queue: queue)
+    source.setEventHandler { [unowned self, unowned device] in self.readable(device) }
+    source.setCancelHandler { evdev.close() }
+    device.source = source
+    devices[node.syspath] = device
+    source.resume()
+    let geometry = engine.geometry
+    logger.info(
+      "\(node.devnode) '\(evdev.description.name)': profile '\(profile.name)', protocol \(evdev.description.touchProtocol.map { "\($0)" } ?? "?"), \(Int(geometry.width.rounded()))×\(Int(geometry.height.rounded())) mm\(geometry.sizeSource == .guessed ? " (guessed: set size: in the profile)" : "")"
+    )
+    if mode == .monitor { report(event: "added", device: device) }
+  }
+
+  /// Closes a device: its in-flight gestures are cancelled, nothing fires from them.
+  private func close(_ syspath: String) {
+    guard let device = devices.removeValue(forKey: syspath) else { return }
+    device.engine.cancel(at: MonotonicClock.now())
+    if device.profile.grab { try? device.evdev.grab(false) }
+    device.source?.cancel()
+    logger.info("\(device.node.devnode) '\(device.name)': removed")
+    if mode == .monitor { report(event: "removed", device: device) }
+  }
+
+  private func report(event: String, device: OpenDevice) {
+    var json = JSONLine()
+    json.add("event", event)
+    json.add("time", MonotonicClock.now())
+    json.add("devnode", device.node.devnode)
+    json.add("device", device.name)
+    json.add("profile", device.profile.name)
+    output.write(json.line + "\n")
+  }
+
+  // MARK: Events and deadlines
+
+  private func readable(_ device: OpenDevice) {
+    drain(device)
+    rearm()
+  }
+
+  /// Feeds everything the device has pending through its engine and fires what it recognized.
+  private func drain(_ device: OpenDevice) {
+    cancelIfLate(device, now: MonotonicClock.now())
+    firings.removeAll(keepingCapacity: true)
+    let result = device.evdev.drain { event in device.engine.handle(event, into: &firings) }
+    fire(device)
+    if case .gone(let error) = result {
+      if error != ENODEV { logger.warning("\(device.node.devnode): read failed: \(String(cString: strerror(error)))") }
+      close(device.node.syspath)
+    }
+  }
+
+  /// After a suspend, a deadline long past is not honoured: its gesture is cancelled.
+  private func cancelIfLate(_ device: OpenDevice, now: Timestamp) {
+    guard let due = device.engine.nextDeadline, now - due > Self.lateDeadlineLimit else { return }
+    logger.info("\(device.node.devnode): a gesture's deadline passed \((now - due) / 1000) ms ago (suspended?); cancelled")
+    device.engine.cancel(at: now)
+  }
+
+  private func deadlineReached() {
+    armedDeadline = nil
+    // Events stamped before the deadline must be seen first, so live and replay agree.
+    for device in Array(devices.values) { drain(device) }
+    let now = MonotonicClock.now()
+    for device in devices.values {
+      cancelIfLate(device, now: now)
+      firings.removeAll(keepingCapacity: true)
+      device.engine.advance(to: now, into: &firings)
+      fire(device)
+    }
+    rearm()
+  }
+
+  /// Arms the one timer at the earliest deadline, or disarms it: an idle daemon never wakes.
+  private func rearm() {
+    let next = devices.values.compactMap { $0.engine.nextDeadline }.min()
+    guard next != armedDeadline, let timer else { return }
+    armedDeadline = next
+    guard let next else {
+      timer.schedule(deadline: .distantFuture)
+      return
+    }
+    let delay = max(0, next - MonotonicClock.now())
+    timer.schedule(deadline: .now() + .microseconds(Int(delay)), leeway: .microseconds(500))
+  }
+
+  private func fire(_ device: OpenDevice) {
+    if options.verbose {
+      for line in device.engine.takeTrace() { logger.debug("\(device.node.devnode): \(line)") }
+    }
+    for event in firings {
+      guard let firing = ResolvedFiring(event: event, profile: device.profile) else {
+        logger.error("\(device.node.devnode): a gesture named a binding the profile does not have (a bug)")
+        continue
+      }
+      switch mode {
+      case .monitor:
+        output.write(FiringReport.jsonLine(file: device.node.devnode, deviceName: device.name, firing: firing) + "\n")
+      case .actions:
+        let environment = ActionEnvironment(
+          firing: firing, deviceName: device.name, devnode: device.node.devnode, path: ActionEnvironment.currentPath())
+        let request = ActionRunner.Request(
+          key: "\(device.profileIndex)#\(event.binding)", label: "\(device.profile.name)/\(firing.bindingName)", command: firing.binding.run,
+          environment: environment, timeout: firing.binding.timeout, cooldown: firing.binding.cooldown,
+          user: firing.binding.user ?? device.profile.user, firedAt: event.time)
+        runner?.run(request)
+      }
+    }
+    firings.removeAll(keepingCapacity: true)
+  }
+}
