@@ -4,7 +4,8 @@ import PackageDescription
 let package = Package(
   name: "gestured",
   products: [
-    .executable(name: "gestured", targets: ["gestured"])
+    .executable(name: "gestured", targets: ["gestured"]),
+    .executable(name: "gestured-touch", targets: ["gestured-touch"]),
   ],
   targets: [
     // System libraries from Debian (pkg-config names, apt providers).
@@ -29,6 +30,7 @@ let package = Package(
       name: "gestured", dependencies: ["GestureCore", "GesturedConfig", "GesturedRuntime"]),
     // Scripted touches → raw events / evemu recordings, for tests and the VM harness.
     .target(name: "TouchScript", dependencies: ["GestureCore"]),
+    .executableTarget(name: "gestured-touch", dependencies: ["TouchScript", "GestureCore", "CEvdev"]),
 
     .testTarget(name: "GestureCoreTests", dependencies: ["GestureCore"]),
     .testTarget(name: "GesturedConfigTests", dependencies: ["GesturedConfig", "GestureCore"]),

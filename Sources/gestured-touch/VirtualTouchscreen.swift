@@ -1,0 +1,81 @@
+import CEvdev
+import TouchScript
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A uinput device as a script's panel describes it. The kernel removes it when this object
+/// is destroyed, or when the process exits (libevdev holds /dev/uinput open; closing it
+/// destroys the device).
+final class VirtualTouchscreen {
+  private let calls: UinputCalls
+  private let template: OpaquePointer
+  private let device: UinputCalls.Handle
+  /// /dev/input/eventN, as libevdev finds it in sysfs.
+  let devnode: String
+
+  init(setup: UinputDeviceSetup) throws(UinputPlanError) {
+    guard let calls = UinputCalls.load() else {
+      throw UinputPlanError("this libevdev has no uinput functions")
+    }
+    guard let template = libevdev_new() else { throw UinputPlanError("libevdev_new failed") }
+    libevdev_set_name(template, setup.name)
+    libevdev_set_id_bustype(template, Int32(setup.bus))
+    libevdev_set_id_vendor(template, Int32(setup.vendor))
+    libevdev_set_id_product(template, Int32(setup.product))
+    libevdev_set_id_version(template, Int32(setup.version))
+
+    var failure: String?
+    for type in setup.eventTypes where libevdev_enable_event_type(template, UInt32(type)) != 0 {
+      failure = "cannot enable event type \(type)"
+    }
+    for key in setup.keys
+    where libevdev_enable_event_code(template, UInt32(EV_KEY), UInt32(key), nil) != 0 {
+      failure = "cannot enable key \(key)"
+    }
+    for axis in setup.axes {
+      var info = input_absinfo(
+        value: axis.info.minimum, minimum: axis.info.minimum, maximum: axis.info.maximum,
+        fuzz: axis.info.fuzz, flat: axis.info.flat, resolution: axis.info.resolution)
+      if libevdev_enable_event_code(template, UInt32(EV_ABS), UInt32(axis.code), &info) != 0 {
+        failure = "cannot enable axis \(axis.code)"
+      }
+    }
+    for property in setup.properties where libevdev_enable_property(template, UInt32(property)) != 0
+    {
+      failure = "cannot enable property \(property)"
+    }
+    if let failure {
+      libevdev_free(template)
+      throw UinputPlanError(failure)
+    }
+
+    var created: UinputCalls.Handle?
+    let status = calls.createFromDevice(template, UinputCalls.openManaged, &created)
+    guard status == 0, let created else {
+      libevdev_free(template)
+      throw UinputPlanError(
+        "cannot create a uinput device: \(String(cString: strerror(-status))) "
+          + "(is the uinput module loaded, and is /dev/uinput writable?)")
+    }
+    self.calls = calls
+    self.template = template
+    self.device = created
+    if let node = calls.devnode(created) {
+      devnode = String(cString: node)
+    } else {
+      devnode = ""
+    }
+  }
+
+  /// Writes one event; the kernel stamps it with the current time. Returns 0 or -errno.
+  func write(type: UInt16, code: UInt16, value: Int32) -> Int32 {
+    calls.writeEvent(device, UInt32(type), UInt32(code), value)
+  }
+
+  deinit {
+    calls.destroy(device)
+    libevdev_free(template)
+  }
+}

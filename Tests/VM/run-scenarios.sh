@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The real-kernel tests: builds gestured and gestured-touch, boots one VM
+# (Tests/VM/run-in-vm.sh) and runs the scenarios in Tests/VM/scenarios inside it.
+#
+#   Tests/VM/run-scenarios.sh [NAME...]
+#
+# With NAMEs, only the scenarios whose file name contains one of them run. Ends with
+# "N passed, N failed" alone on the last line; exits 0 only when every scenario passed.
+# Each scenario's files (logs, recordings, JSON lines) are kept in $SCRATCH/vm-results.
+#
+# Environment: SWIFT (swift), SCRATCH (.build), GESTURED_VM_CONFIGURATION (debug or
+# release; debug), GESTURED_BIN_DIR (use these binaries instead of building), plus
+# run-in-vm.sh's GESTURED_VM_* settings. Run Tests/VM/setup.sh once before.
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+cd "$root"
+
+swift="${SWIFT:-swift}"
+scratch="${SCRATCH:-.build}"
+configuration="${GESTURED_VM_CONFIGURATION:-debug}"
+started=$SECONDS
+
+if [ -z "${GESTURED_BIN_DIR:-}" ]; then
+  echo "vm: building gestured and gestured-touch ($configuration)"
+  "$swift" build --scratch-path "$scratch" -c "$configuration" --product gestured
+  "$swift" build --scratch-path "$scratch" -c "$configuration" --product gestured-touch
+  GESTURED_BIN_DIR="$("$swift" build --scratch-path "$scratch" -c "$configuration" --show-bin-path)"
+fi
+for binary in gestured gestured-touch; do
+  [ -x "$GESTURED_BIN_DIR/$binary" ] || { echo "vm: no $GESTURED_BIN_DIR/$binary" >&2; exit 1; }
+done
+built=$SECONDS
+
+scenarios=()
+for file in "$here"/scenarios/*.sh; do
+  name="$(basename "$file" .sh)"
+  if [ $# -eq 0 ]; then
+    scenarios+=("$file")
+  else
+    for wanted in "$@"; do
+      if [[ "$name" == *"$wanted"* ]]; then scenarios+=("$file"); break; fi
+    done
+  fi
+done
+if [ "${#scenarios[@]}" -eq 0 ]; then
+  echo "vm: no scenario matches: $*" >&2
+  exit 64
+fi
+
+results="$(mkdir -p "$scratch" && cd "$scratch" && pwd)/vm-results"
+rm -rf "$results"
+mkdir -p "$results"
+
+set +e
+"$here/run-in-vm.sh" --rwdir "$results" -- env \
+  GESTURED="$GESTURED_BIN_DIR/gestured" GESTURED_TOUCH="$GESTURED_BIN_DIR/gestured-touch" \
+  "$here/scenario-runner.sh" "$results" "${scenarios[@]}"
+status=$?
+set -e
+
+finished=$SECONDS
+echo "vm: build $((built - started)) s, VM $((finished - built)) s (guest booted in" \
+  "$(cat "$results/boot-seconds" 2>/dev/null || echo '?') s), total $((finished - started)) s;" \
+  "files in $results"
+if [ ! -f "$results/summary" ]; then
+  echo "vm: the scenarios did not run to the end (status $status)"
+  echo "0 passed, ${#scenarios[@]} failed"
+  exit 1
+fi
+cat "$results/summary"
+[ "$status" -eq 0 ]
