@@ -121,6 +121,23 @@ daemon_start() {
   DAEMON_PID=$!
 }
 
+# stop_process PID SECONDS: SIGTERM, then waits up to SECONDS for it to exit (SIGKILL after
+# that, and the scenario fails). Sets STOP_STATUS to its exit status.
+stop_process() {
+  local pid="$1" limit="$2"
+  kill -TERM "$pid" 2>/dev/null || true
+  local deadline=$((SECONDS + limit))
+  while kill -0 "$pid" 2>/dev/null; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      kill -KILL "$pid" 2>/dev/null || true
+      fail "process $pid did not exit within $limit s of SIGTERM"
+    fi
+    sleep 0.1
+  done
+  STOP_STATUS=0
+  wait "$pid" 2>/dev/null || STOP_STATUS=$?
+}
+
 # monitor_start CONFIG [ARGS...]: runs `gestured monitor --config CONFIG ARGS` in the
 # background, its JSON lines in monitor.jsonl and stderr in monitor.log. Sets MONITOR_PID.
 monitor_start() {

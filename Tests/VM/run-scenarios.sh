@@ -8,8 +8,10 @@
 # "N passed, N failed" alone on the last line; exits 0 only when every scenario passed.
 # Each scenario's files (logs, recordings, JSON lines) are kept in $SCRATCH/vm-results.
 #
-# Environment: SWIFT (swift), SCRATCH (.build), GESTURED_VM_CONFIGURATION (debug or
-# release; debug), GESTURED_BIN_DIR (use these binaries instead of building), plus
+# Environment: SWIFT (swift), SCRATCH (.build), SWIFT_FLAGS (extra flags for swift build;
+# give the ones `swift test` had in the same SCRATCH, or everything is compiled again),
+# GESTURED_VM_CONFIGURATION (debug or release; debug), GESTURED_BIN_DIR (use these
+# binaries instead of building), plus
 # run-in-vm.sh's GESTURED_VM_* settings. Run Tests/VM/setup.sh once before.
 set -euo pipefail
 
@@ -24,10 +26,14 @@ started=$SECONDS
 
 if [ -z "${GESTURED_BIN_DIR:-}" ]; then
   echo "vm: building gestured and gestured-touch ($configuration)"
-  "$swift" build --scratch-path "$scratch" -c "$configuration" --product gestured
-  "$swift" build --scratch-path "$scratch" -c "$configuration" --product gestured-touch
-  GESTURED_BIN_DIR="$("$swift" build --scratch-path "$scratch" -c "$configuration" --show-bin-path)"
+  # SWIFT_FLAGS is a list of words on purpose.
+  # shellcheck disable=SC2086
+  build=("$swift" build --scratch-path "$scratch" -c "$configuration" ${SWIFT_FLAGS:-})
+  "${build[@]}" --product gestured
+  "${build[@]}" --product gestured-touch
+  GESTURED_BIN_DIR="$("${build[@]}" --show-bin-path)"
 fi
+GESTURED_BIN_DIR="$(cd "$GESTURED_BIN_DIR" && pwd)"
 for binary in gestured gestured-touch; do
   [ -x "$GESTURED_BIN_DIR/$binary" ] || { echo "vm: no $GESTURED_BIN_DIR/$binary" >&2; exit 1; }
 done
