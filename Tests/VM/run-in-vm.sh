@@ -104,6 +104,9 @@ unused_modules+=,psmouse,serio_raw,joydev,drm,bochs
 
 # QEMU writes the guest's output by opening /proc/self/fd/1 and 2 anew: on a regular file
 # that starts at offset 0 and overwrites what came before, so both go through pipes.
+# virtme-ng's runner fails when standard input is closed (as under CI); the guest's
+# commands read nothing from it, so /dev/null does.
+if [ ! -e "/proc/$$/fd/0" ]; then exec </dev/null; fi
 # vng runs its helpers (virtme-run) from its own venv.
 export PATH="$venv/bin:$PATH"
 set +e
