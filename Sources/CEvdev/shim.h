@@ -1,1 +1,2 @@
 #include <libevdev/libevdev.h>
+#include <libevdev/libevdev-uinput.h>

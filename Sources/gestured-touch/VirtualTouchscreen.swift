@@ -9,16 +9,13 @@ import TouchScript
 /// is destroyed, or when the process exits (libevdev holds /dev/uinput open; closing it
 /// destroys the device).
 final class VirtualTouchscreen {
-  private let calls: UinputCalls
   private let template: OpaquePointer
-  private let device: UinputCalls.Handle
+  /// `struct libevdev_uinput *`.
+  private let device: OpaquePointer
   /// /dev/input/eventN, as libevdev finds it in sysfs.
   let devnode: String
 
   init(setup: UinputDeviceSetup) throws(UinputPlanError) {
-    guard let calls = UinputCalls.load() else {
-      throw UinputPlanError("this libevdev has no uinput functions")
-    }
     guard let template = libevdev_new() else { throw UinputPlanError("libevdev_new failed") }
     libevdev_set_name(template, setup.name)
     libevdev_set_id_bustype(template, Int32(setup.bus))
@@ -51,18 +48,18 @@ final class VirtualTouchscreen {
       throw UinputPlanError(failure)
     }
 
-    var created: UinputCalls.Handle?
-    let status = calls.createFromDevice(template, UinputCalls.openManaged, &created)
+    var created: OpaquePointer?
+    // LIBEVDEV_UINPUT_OPEN_MANAGED: libevdev opens /dev/uinput itself and closes it on destroy.
+    let status = libevdev_uinput_create_from_device(template, LIBEVDEV_UINPUT_OPEN_MANAGED.rawValue, &created)
     guard status == 0, let created else {
       libevdev_free(template)
       throw UinputPlanError(
         "cannot create a uinput device: \(String(cString: strerror(-status))) "
           + "(is the uinput module loaded, and is /dev/uinput writable?)")
     }
-    self.calls = calls
     self.template = template
     self.device = created
-    if let node = calls.devnode(created) {
+    if let node = libevdev_uinput_get_devnode(created) {
       devnode = String(cString: node)
     } else {
       devnode = ""
@@ -71,11 +68,11 @@ final class VirtualTouchscreen {
 
   /// Writes one event; the kernel stamps it with the current time. Returns 0 or -errno.
   func write(type: UInt16, code: UInt16, value: Int32) -> Int32 {
-    calls.writeEvent(device, UInt32(type), UInt32(code), value)
+    libevdev_uinput_write_event(device, UInt32(type), UInt32(code), value)
   }
 
   deinit {
-    calls.destroy(device)
+    libevdev_uinput_destroy(device)
     libevdev_free(template)
   }
 }
