@@ -1,8 +1,13 @@
-# gestured: build, run the example, test.
+# gestured: build, run, test, install.
 #
-#   make run    install missing build dependencies, build, check the shipped config and
-#               replay the example recording through it
-#   make test   install missing build dependencies, run every test
+#   make run        install missing build dependencies, build, and run the daemon on
+#                   config/gestured.yaml in the foreground (Ctrl-C stops it)
+#   make test       install missing build dependencies, run every test
+#   make demo       build, check config/gestured.yaml and replay the example recording
+#                   through it (no device needed)
+#   make install    install the binary, the systemd unit and the docs, and the config
+#                   only where there is none yet; DESTDIR and PREFIX work as usual
+#   make uninstall  remove what install installed, except the config
 #
 # SCRATCH picks SwiftPM's build directory (default .build), so several checkouts or
 # engineers can build side by side: `make test SCRATCH=.build-mine`.
@@ -14,16 +19,34 @@ EXAMPLE ?= examples/double-tap-and-swipe.evemu
 # Flags for swift build/test: warnings fail the build (override with SWIFT_FLAGS=).
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
 
+# Where `make install` puts things. The config's place is fixed by the daemon's default
+# (/etc/gestured/gestured.yaml); the unit's ExecStart= is rewritten to match BINDIR and
+# CONFDIR. /lib/systemd/system is where Debian 12 packages put units (the same directory as
+# /usr/lib/systemd/system on a merged-/usr system).
+PREFIX ?= /usr
+BINDIR ?= $(PREFIX)/bin
+DOCDIR ?= $(PREFIX)/share/doc/gestured
+SYSCONFDIR ?= /etc
+CONFDIR ?= $(SYSCONFDIR)/gestured
+UNITDIR ?= /lib/systemd/system
+DESTDIR ?=
+# The operator's documentation; docs/touchscript.md is for developers.
+DOCS := README.md CHANGELOG.md docs/cli.md docs/configuration.md docs/devices.md \
+  docs/logging.md docs/systemd.md
+
 # Debian package names of the C libraries the package links (pkg-config names:
 # libevdev, libudev, yaml-0.1).
 APT_PACKAGES := libevdev-dev libudev-dev libyaml-dev pkg-config
 # apt-get needs root: use sudo only when we are not root already.
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+# Installed files are root's (a root daemon refuses a config anyone else could change);
+# a packager staging into DESTDIR as an ordinary user gets their own files instead.
+OWNER := $(shell [ "$$(id -u)" -eq 0 ] && echo "-o root -g root")
 
 BUILD := $(SWIFT) build --scratch-path $(SCRATCH) $(SWIFT_FLAGS)
 GESTURED := $(SCRATCH)/release/gestured
 
-.PHONY: all deps build run test test-unit format lint clean
+.PHONY: all deps build run demo test test-unit install uninstall format lint clean
 
 all: build
 
@@ -39,9 +62,17 @@ deps:
 build: deps
 	$(BUILD) -c release --product gestured
 
-# Until the daemon exists (a later issue), this is what gestured can show: the config
-# checked, and the example recording's gestures as replay reports them.
+# The daemon in the foreground, logging to the terminal. It takes every touchscreen present
+# or plugged in later; with none it logs "gestured started: 0 touchscreens" and waits.
+# Reading /dev/input needs root or the input group; as root, the config (and every
+# directory above it) must be root's and not writable by group or others, or gestured
+# exits 78 saying so.
 run: build
+	@echo "run: $(GESTURED) --config $(CONFIG)  (Ctrl-C stops it; SIGHUP reloads the config)"
+	$(GESTURED) --config $(CONFIG)
+
+# What gestured recognizes in the example recording, without any device.
+demo: build
 	$(GESTURED) check --config $(CONFIG)
 	$(GESTURED) replay --config $(CONFIG) $(EXAMPLE)
 
@@ -51,6 +82,53 @@ test: deps
 # The unit tests are all the tests for now; the VM tests of a later issue will not be.
 test-unit: deps
 	$(SWIFT) test --scratch-path $(SCRATCH) $(SWIFT_FLAGS)
+
+# Built only when missing, so that `make build && sudo make install` does not need the
+# toolchain on root's PATH. install copies what the last `make build` made.
+$(GESTURED):
+	$(MAKE) --no-print-directory build
+
+# Directories that exist are left as they are (install -d would reset their mode); the
+# config goes in only when there is none, so an operator's config is never overwritten; the
+# unit's ExecStart= and Documentation= are rewritten to where the binary and docs went.
+install: $(GESTURED)
+	mkdir -p "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(DOCDIR)"
+	[ -d "$(DESTDIR)$(CONFDIR)" ] || install -d -m 0755 $(OWNER) "$(DESTDIR)$(CONFDIR)"
+	install -m 0755 $(OWNER) $(GESTURED) "$(DESTDIR)$(BINDIR)/gestured"
+	@if [ -e "$(DESTDIR)$(CONFDIR)/gestured.yaml" ]; then \
+	  echo "install: keeping the existing $(DESTDIR)$(CONFDIR)/gestured.yaml"; \
+	else \
+	  echo "install -m 0644 $(OWNER) $(CONFIG) $(DESTDIR)$(CONFDIR)/gestured.yaml"; \
+	  install -m 0644 $(OWNER) $(CONFIG) "$(DESTDIR)$(CONFDIR)/gestured.yaml"; \
+	fi
+	@status=1; unit=$$(mktemp) && { \
+	  sed -e 's|^ExecStart=/usr/bin/gestured --config /etc/gestured/gestured.yaml$$|ExecStart=$(BINDIR)/gestured --config $(CONFDIR)/gestured.yaml|' \
+	    -e 's|^Documentation=file:/usr/share/doc/gestured/|Documentation=file:$(DOCDIR)/|' \
+	    systemd/gestured.service > "$$unit" && \
+	  if grep -qxF 'ExecStart=$(BINDIR)/gestured --config $(CONFDIR)/gestured.yaml' "$$unit"; then \
+	    echo "install -m 0644 $(OWNER) systemd/gestured.service $(DESTDIR)$(UNITDIR)/gestured.service (ExecStart=$(BINDIR)/gestured)"; \
+	    install -m 0644 $(OWNER) "$$unit" "$(DESTDIR)$(UNITDIR)/gestured.service"; status=$$?; \
+	  else \
+	    echo "install: systemd/gestured.service has no ExecStart= line to rewrite" >&2; \
+	  fi; \
+	  rm -f "$$unit"; }; exit $$status
+	install -m 0644 $(OWNER) $(DOCS) "$(DESTDIR)$(DOCDIR)/"
+	@if [ -z "$(DESTDIR)" ]; then \
+	  echo; \
+	  echo "Installed. Next: edit $(CONFDIR)/gestured.yaml, then"; \
+	  echo "  $(BINDIR)/gestured check --config $(CONFDIR)/gestured.yaml"; \
+	  echo "  systemctl daemon-reload && systemctl enable --now gestured"; \
+	  echo "(a running gestured keeps its old binary until: systemctl restart gestured)"; \
+	fi
+
+uninstall:
+	rm -f "$(DESTDIR)$(BINDIR)/gestured" "$(DESTDIR)$(UNITDIR)/gestured.service"
+	for doc in $(notdir $(DOCS)); do rm -f "$(DESTDIR)$(DOCDIR)/$$doc"; done
+	@rmdir "$(DESTDIR)$(DOCDIR)" 2>/dev/null || true
+	@echo "uninstall: kept $(DESTDIR)$(CONFDIR)/gestured.yaml (remove it yourself if you want it gone)"
+	@if [ -z "$(DESTDIR)" ]; then \
+	  echo "If the service was enabled: systemctl disable --now gestured; systemctl daemon-reload"; \
+	fi
 
 format:
 	$(SWIFT) format -i -r Sources Tests Package.swift
