@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -161,4 +162,30 @@ struct gestured_spawn_result gestured_spawn_as_user(const char *path, char *cons
   }
   result.pid = pid;
   return result;
+}
+
+int gestured_epoll_create(void) {
+  int fd = epoll_create1(EPOLL_CLOEXEC);
+  return fd >= 0 ? fd : -errno;
+}
+
+int gestured_epoll_add(int epoll_fd, int fd, uint64_t id) {
+  struct epoll_event event = {.events = EPOLLIN, .data.u64 = id};
+  return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event) == 0 ? 0 : -errno;
+}
+
+int gestured_epoll_remove(int epoll_fd, int fd) {
+  return epoll_ctl(epoll_fd, EPOLL_CTL_DEL, fd, NULL) == 0 ? 0 : -errno;
+}
+
+int gestured_epoll_ready(int epoll_fd, uint64_t *ids, int capacity) {
+  struct epoll_event events[64];
+  if (capacity > 64) capacity = 64;
+  int count;
+  do {
+    count = epoll_wait(epoll_fd, events, capacity, 0);
+  } while (count < 0 && errno == EINTR);
+  if (count < 0) return -errno;
+  for (int i = 0; i < count; i++) ids[i] = events[i].data.u64;
+  return count;
 }

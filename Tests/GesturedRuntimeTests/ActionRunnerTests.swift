@@ -15,9 +15,9 @@ final class ActionRunnerTests {
   /// Every pid the runner started, checked for zombies at the end of each test.
   var started: [pid_t] = []
 
-  init() {
+  init() throws {
     // Priority prefixes, so tests can tell info (6) from notice (5) and warning (4).
-    runner = ActionRunner(queue: queue, logger: Logger(sink: log, journalPrefixes: true))
+    runner = try ActionRunner(queue: queue, logger: Logger(sink: log, journalPrefixes: true))
   }
 
   deinit {

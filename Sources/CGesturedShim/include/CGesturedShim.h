@@ -2,6 +2,7 @@
 #define GESTURED_SHIM_H
 
 #include <libevdev/libevdev.h>
+#include <stdint.h>
 #include <spawn.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -74,5 +75,18 @@ struct gestured_spawn_result gestured_spawn_as_user(const char *path, char *cons
                                                     char *const envp[], int stdout_fd,
                                                     int stderr_fd, uid_t uid, gid_t gid,
                                                     const gid_t *groups, size_t group_count);
+
+/* One epoll set for every short-lived descriptor the daemon watches (devices, action output
+ * pipes, pidfds), so that libdispatch only ever watches the set itself: creating and
+ * cancelling Dispatch read sources at a high rate hits a use-after-free in libdispatch's
+ * epoll bookkeeping on Linux (swift-corelibs-libdispatch#949), seen here as crashes in
+ * _dispatch_event_loop_drain. Why C: `struct epoll_event` is packed on x86-64, a layout
+ * Swift does not import. Each call returns 0 (or a count) or -errno. */
+int gestured_epoll_create(void);
+/* Watches `fd` for input (level-triggered); `id` comes back from gestured_epoll_ready. */
+int gestured_epoll_add(int epoll_fd, int fd, uint64_t id);
+int gestured_epoll_remove(int epoll_fd, int fd);
+/* Without waiting: fills `ids` with up to `capacity` ready ids and returns how many. */
+int gestured_epoll_ready(int epoll_fd, uint64_t *ids, int capacity);
 
 #endif

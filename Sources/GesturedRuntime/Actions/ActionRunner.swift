@@ -70,6 +70,9 @@ public final class ActionRunner: @unchecked Sendable {
   public let maximumRunning: Int
   private let queue: DispatchQueue
   private let logger: Logger
+  /// Output pipes and pidfds are watched here, not with a Dispatch source each (see
+  /// EventMultiplexer for the libdispatch bug that avoids).
+  private let multiplexer: EventMultiplexer
   private var running: [String: RunningAction] = [:]
   /// When each key last started (or failed to start), for the cooldown.
   private var lastStarts: [String: (time: Timestamp, cooldown: Microseconds)] = [:]
@@ -84,17 +87,28 @@ public final class ActionRunner: @unchecked Sendable {
   var effectiveUserID: () -> uid_t = { geteuid() }
   static let exitPollInterval: Microseconds = 50_000
 
-  public init(queue: DispatchQueue, logger: Logger, maximumRunning: Int = 16) {
+  /// `multiplexer`: the daemon's, shared with its devices; a runner of its own otherwise.
+  public init(
+    queue: DispatchQueue, logger: Logger, maximumRunning: Int = 16, multiplexer: EventMultiplexer? = nil
+  ) throws(SystemError) {
     self.queue = queue
     self.logger = logger
+    if let multiplexer {
+      self.multiplexer = multiplexer
+    } else {
+      self.multiplexer = try EventMultiplexer(queue: queue)
+    }
     self.maximumRunning = max(0, maximumRunning)
     readBuffer = .allocate(byteCount: 16_384, alignment: 16)
   }
 
   deinit {
-    for action in running.values { action.stopWatching() }
-    for action in running.values { for pipe in action.outputs { pipe.source?.cancel() } }
-    for pipe in lingering { pipe.source?.cancel() }
+    for action in running.values {
+      stopWatchingExit(of: action)
+      action.timer?.cancel()
+      for pipe in action.outputs { unwatchAndClose(pipe) }
+    }
+    for pipe in lingering { unwatchAndClose(pipe) }
     readBuffer.deallocate()
   }
 
@@ -235,16 +249,19 @@ public final class ActionRunner: @unchecked Sendable {
 
   private func watchOutput(_ descriptor: Int32, label: String, level: LogLevel) -> OutputPipe {
     let pipe = OutputPipe(descriptor: descriptor, label: label, level: level)
-    let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
-    source.setEventHandler { [weak self, weak pipe] in
-      guard let self, let pipe else { return }
-      self.drain(pipe, reads: 4)
+    do {
+      pipe.token = try multiplexer.watch(descriptor) { [weak self, weak pipe] in
+        guard let self, let pipe else { return }
+        self.drain(pipe, reads: 4)
+      }
+    } catch {
+      // Unwatched, the pipe would fill and block the action: close it, its writes fail.
+      logger.warning("[\(label)] cannot watch its output: \(error)")
+      close(descriptor)
+      pipe.isClosed = true
+      return pipe
     }
-    // Dispatch may still watch the descriptor until the source is cancelled.
-    source.setCancelHandler { close(descriptor) }
-    pipe.source = source
     openPipes += 1
-    source.resume()
     return pipe
   }
 
@@ -280,26 +297,29 @@ public final class ActionRunner: @unchecked Sendable {
     guard !pipe.isClosed else { return }
     pipe.splitter.finish { log(line: $0, cut: $1, of: pipe) }
     pipe.isClosed = true
-    pipe.source?.cancel()
-    pipe.source = nil
+    unwatchAndClose(pipe)
     openPipes -= 1
     lingering.removeAll { $0 === pipe }
+  }
+
+  private func unwatchAndClose(_ pipe: OutputPipe) {
+    guard let token = pipe.token else { return }
+    multiplexer.unwatch(token)
+    pipe.token = nil
+    close(pipe.descriptor)
   }
 
   // MARK: - Exit and timeout
 
   private func watchExit(of action: RunningAction) {
     let pidfd = pollsForExit ? -ENOSYS : gestured_pidfd_open(action.pid)
-    if pidfd >= 0 {
-      let source = DispatchSource.makeReadSource(fileDescriptor: pidfd, queue: queue)
-      source.setEventHandler { [weak self, weak action] in
-        guard let self, let action else { return }
-        self.processExited(action)
-      }
-      source.setCancelHandler { close(pidfd) }
-      action.exitWatch = source
-      source.resume()
+    if pidfd >= 0, let token = try? multiplexer.watch(pidfd, handler: { [weak self, weak action] in
+      guard let self, let action else { return }
+      self.processExited(action)
+    }) {
+      action.pidfd = (pidfd, token)
     } else {
+      if pidfd >= 0 { close(pidfd) }
       // Kernels before 5.3 (or a seccomp filter) lack pidfd_open: poll while it runs.
       let timer = DispatchSource.makeTimerSource(queue: queue)
       let interval = DispatchTimeInterval.microseconds(Int(Self.exitPollInterval))
@@ -308,7 +328,7 @@ public final class ActionRunner: @unchecked Sendable {
         guard let self, let action else { return }
         self.processMayHaveExited(action)
       }
-      action.exitWatch = timer
+      action.exitPoll = timer
       timer.resume()
     }
   }
@@ -320,10 +340,21 @@ public final class ActionRunner: @unchecked Sendable {
       // Not reaped until the SIGKILL stage: while the shell is a zombie, its pid (the process
       // group's id) cannot be reused, so that SIGKILL reaches only what is left of its group.
       action.stage = .terminating(shellExited: true)
-      action.stopWatchingExit()
+      stopWatchingExit(of: action)
       return
     }
     reap(action)
+  }
+
+  /// Stops watching for the exit (pidfd or polling timer). Idempotent.
+  private func stopWatchingExit(of action: RunningAction) {
+    if let (pidfd, token) = action.pidfd {
+      multiplexer.unwatch(token)
+      close(pidfd)
+      action.pidfd = nil
+    }
+    action.exitPoll?.cancel()
+    action.exitPoll = nil
   }
 
   /// The polling fallback: reap it if it has exited.
@@ -344,7 +375,9 @@ public final class ActionRunner: @unchecked Sendable {
 
   private func finish(_ action: RunningAction, status: ProcessStatus?) {
     running[action.key] = nil
-    action.stopWatching()
+    stopWatchingExit(of: action)
+    action.timer?.cancel()
+    action.timer = nil
     // Output the shell wrote before it exited is in the pipes now: log it before the exit.
     var stillOpen = false
     for pipe in action.outputs {
@@ -501,8 +534,9 @@ private final class RunningAction {
   var stage = Stage.running
   var timedOut = false
   var outputs: [OutputPipe] = []
-  /// A read source on the pidfd, or the polling timer.
-  var exitWatch: (any DispatchSourceProtocol)?
+  /// The pidfd watched for the exit, or, without pidfd_open, the polling timer.
+  var pidfd: (descriptor: Int32, token: EventMultiplexer.Token)?
+  var exitPoll: (any DispatchSourceTimer)?
   var timer: (any DispatchSourceTimer)?
 
   init(key: String, label: String, pid: pid_t, startedAt: Timestamp, timeout: Microseconds) {
@@ -513,16 +547,6 @@ private final class RunningAction {
     self.timeout = timeout
   }
 
-  func stopWatchingExit() {
-    exitWatch?.cancel()
-    exitWatch = nil
-  }
-
-  func stopWatching() {
-    stopWatchingExit()
-    timer?.cancel()
-    timer = nil
-  }
 }
 
 /// The read end of an action's stdout or stderr pipe.
@@ -531,7 +555,8 @@ private final class OutputPipe {
   let label: String
   let level: LogLevel
   var splitter = OutputLineSplitter()
-  var source: (any DispatchSourceRead)?
+  /// Set while the multiplexer watches the descriptor.
+  var token: EventMultiplexer.Token?
   var isClosed = false
 
   init(descriptor: Int32, label: String, level: LogLevel) {

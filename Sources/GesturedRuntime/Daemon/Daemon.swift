@@ -45,7 +45,8 @@ public final class Daemon: @unchecked Sendable {
     let profileIndex: Int
     let profile: Profile
     var engine: DeviceEngine
-    var source: DispatchSourceRead?
+    /// Set while the multiplexer watches the device.
+    var token: EventMultiplexer.Token?
 
     init(node: InputNode, evdev: EvdevDevice, profileIndex: Int, profile: Profile, engine: DeviceEngine) {
       self.node = node
@@ -67,6 +68,9 @@ public final class Daemon: @unchecked Sendable {
   private(set) var configuration: Configuration
   private var watcher: UdevWatcher?
   private var runner: ActionRunner?
+  /// Devices, and the runner's pipes and pidfds, are watched through one epoll set rather
+  /// than a Dispatch source each (see EventMultiplexer for why).
+  private var multiplexer: EventMultiplexer!
   private var devices: [String: OpenDevice] = [:]
   /// Touchscreens no profile takes, logged once each.
   private var leftAlone: Set<String> = []
@@ -141,7 +145,13 @@ public final class Daemon: @unchecked Sendable {
 
   private func start() {
     signal(SIGPIPE, SIG_IGN)
-    if mode == .actions { runner = ActionRunner(queue: queue, logger: logger) }
+    do {
+      multiplexer = try EventMultiplexer(queue: queue)
+      if mode == .actions { runner = try ActionRunner(queue: queue, logger: logger, multiplexer: multiplexer) }
+    } catch {
+      logger.error("cannot start: \(error)")
+      exit(ExitCode.systemError.rawValue)
+    }
     let timer = DispatchSource.makeTimerSource(queue: queue)
     timer.setEventHandler { [unowned self] in self.deadlineReached() }
     timer.schedule(deadline: .distantFuture)
@@ -265,12 +275,16 @@ public final class Daemon: @unchecked Sendable {
       do { try evdev.grab(true) } catch { logger.warning("\(node.devnode): cannot grab: \(error)") }
     }
     let device = OpenDevice(node: node, evdev: evdev, profileIndex: index, profile: profile, engine: engine)
-    let source = DispatchSource.makeReadSource(fileDescriptor: evdev.fileDescriptor, queue: queue)
-    source.setEventHandler { [unowned self, unowned device] in self.readable(device) }
-    source.setCancelHandler { evdev.close() }
-    device.source = source
+    do {
+      device.token = try multiplexer.watch(evdev.fileDescriptor) { [unowned self, unowned device] in
+        self.readable(device)
+      }
+    } catch {
+      logger.warning("\(node.devnode): cannot watch: \(error)")
+      evdev.close()
+      return
+    }
     devices[node.syspath] = device
-    source.resume()
     let geometry = engine.geometry
     logger.info(
       "\(node.devnode) '\(evdev.description.name)': profile '\(profile.name)', protocol \(evdev.description.touchProtocol.map { "\($0)" } ?? "?"), \(Int(geometry.width.rounded()))×\(Int(geometry.height.rounded())) mm\(geometry.sizeSource == .guessed ? " (guessed: set size: in the profile)" : "")"
@@ -283,7 +297,8 @@ public final class Daemon: @unchecked Sendable {
     guard let device = devices.removeValue(forKey: syspath) else { return }
     device.engine.cancel(at: MonotonicClock.now())
     if device.profile.grab { try? device.evdev.grab(false) }
-    device.source?.cancel()
+    if let token = device.token { multiplexer.unwatch(token) }
+    device.evdev.close()
     logger.info("\(device.node.devnode) '\(device.name)': removed")
     if mode == .monitor { report(event: "removed", device: device) }
   }
@@ -340,7 +355,10 @@ public final class Daemon: @unchecked Sendable {
 
   /// Arms the one timer at the earliest deadline, or disarms it: an idle daemon never wakes.
   private func rearm() {
-    let next = devices.values.compactMap { $0.engine.nextDeadline }.min()
+    var next: Timestamp? = nil
+    for device in devices.values {
+      if let due = device.engine.nextDeadline, next.map({ due < $0 }) ?? true { next = due }
+    }
     guard next != armedDeadline, let timer else { return }
     armedDeadline = next
     guard let next else {
