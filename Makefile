@@ -46,7 +46,7 @@ OWNER := $(shell [ "$$(id -u)" -eq 0 ] && echo "-o root -g root")
 BUILD := $(SWIFT) build --scratch-path $(SCRATCH) $(SWIFT_FLAGS)
 GESTURED := $(SCRATCH)/release/gestured
 
-.PHONY: all deps build run demo test test-unit install uninstall format lint clean
+.PHONY: all deps build run demo test test-unit test-vm install uninstall format lint clean
 
 all: build
 
@@ -76,12 +76,18 @@ demo: build
 	$(GESTURED) check --config $(CONFIG)
 	$(GESTURED) replay --config $(CONFIG) $(EXAMPLE)
 
-test: deps
-	$(SWIFT) test --scratch-path $(SCRATCH) $(SWIFT_FLAGS)
+# Everything: the unit tests, then the real-kernel tests in a VM (booted once).
+test: test-unit test-vm
 
-# The unit tests are all the tests for now; the VM tests of a later issue will not be.
+# The unit tests alone, for a quick loop.
 test-unit: deps
 	$(SWIFT) test --scratch-path $(SCRATCH) $(SWIFT_FLAGS)
+
+# The real-kernel tests (docs/testing.md): installs QEMU, a kernel, udev and virtme-ng when
+# missing, boots one VM and runs Tests/VM/scenarios/*.sh inside against the built binaries.
+test-vm: deps
+	$(SUDO) Tests/VM/setup.sh
+	SWIFT="$(SWIFT)" SCRATCH="$(SCRATCH)" SWIFT_FLAGS="$(SWIFT_FLAGS)" Tests/VM/run-scenarios.sh
 
 # Built only when missing, so that `make build && sudo make install` does not need the
 # toolchain on root's PATH. install copies what the last `make build` made.

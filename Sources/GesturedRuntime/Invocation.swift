@@ -113,9 +113,10 @@ public enum Invocation: Sendable {
     _ arguments: [String], command: String?, help: String
   ) -> Result<Daemon.Options, Invocation> {
     if asksForHelp(arguments) { return .failure(.help(help)) }
-    let name = command ?? "gestured"
+    // The daemon's messages get no command prefix: main.swift already says "gestured: ".
+    let prefix = command.map { $0 + ": " } ?? ""
     let hint = "Run 'gestured \(command.map { $0 + " " } ?? "")--help' for usage."
-    var scanner = OptionScanner(arguments: arguments, command: name, hint: hint)
+    var scanner = OptionScanner(arguments: arguments, command: command, hint: hint)
     var options = Daemon.Options()
     var configGiven = false
     while let item = scanner.next() {
@@ -123,7 +124,7 @@ public enum Invocation: Sendable {
       case .help: return .failure(.help(help))
       case .option("--config", let value), .option("-c", let value):
         guard !configGiven else {
-          return .failure(.usageError(message: "\(name): --config given twice", hint: hint))
+          return .failure(.usageError(message: "\(prefix)--config given twice", hint: hint))
         }
         switch scanner.value(for: "--config", attached: value) {
         case .success(let path): options.configPath = path
@@ -132,9 +133,9 @@ public enum Invocation: Sendable {
         configGiven = true
       case .option("--verbose", nil), .option("-v", nil): options.verbose = true
       case .option(let name, _):
-        return .failure(.usageError(message: "unknown option '\(name)'", hint: hint))
+        return .failure(.usageError(message: "\(prefix)unknown option '\(name)'", hint: hint))
       case .positional(let argument):
-        return .failure(.usageError(message: "unexpected argument '\(argument)'", hint: hint))
+        return .failure(.usageError(message: "\(prefix)unexpected argument '\(argument)'", hint: hint))
       }
     }
     return .success(options)
@@ -206,12 +207,13 @@ private struct OptionScanner {
 
 
   let arguments: [String]
-  let command: String
+  /// Prefixes messages ("check: …"); nil for the daemon's own options.
+  let command: String?
   let hint: String
   var index = 0
   var optionsEnded = false
 
-  init(arguments: [String], command: String, hint: String) {
+  init(arguments: [String], command: String?, hint: String) {
     self.arguments = arguments
     self.command = command
     self.hint = hint
@@ -238,6 +240,8 @@ private struct OptionScanner {
     return nil
   }
 
+  private var prefix: String { command.map { $0 + ": " } ?? "" }
+
   /// The option's value: the part after `=`, else the next argument.
   mutating func value(for option: String, attached: String?) -> Result<String, Failure> {
     let value: String
@@ -248,11 +252,11 @@ private struct OptionScanner {
       index += 1
     } else {
       return .failure(
-        Failure(invocation: .usageError(message: "\(command): \(option) needs a FILE", hint: hint)))
+        Failure(invocation: .usageError(message: "\(prefix)\(option) needs a FILE", hint: hint)))
     }
     guard !value.isEmpty else {
       return .failure(
-        Failure(invocation: .usageError(message: "\(command): \(option) needs a FILE", hint: hint)))
+        Failure(invocation: .usageError(message: "\(prefix)\(option) needs a FILE", hint: hint)))
     }
     return .success(value)
   }

@@ -32,8 +32,10 @@ struct InvocationTests {
     #expect(daemon == Daemon.Options(configPath: "k.yaml", verbose: true))
     #expect(monitor == Daemon.Options(configPath: "x", verbose: true))
     #expect(plain == Daemon.Options())
-    #expect(usageError(["monitor", "extra"]) == "unexpected argument 'extra'")
+    #expect(usageError(["monitor", "extra"]) == "monitor: unexpected argument 'extra'")
+    #expect(usageError(["monitor", "--bogus"]) == "monitor: unknown option '--bogus'")
     #expect(usageError(["--bogus"]) == "unknown option '--bogus'")
+    #expect(usageError(["--config"]) == "--config needs a FILE")
     #expect(usageError(["monitor", "--config", "a", "--config", "b"]) == "monitor: --config given twice")
     guard case .help(let help) = Invocation.parse(["monitor", "--help"]) else {
       Issue.record("monitor --help")

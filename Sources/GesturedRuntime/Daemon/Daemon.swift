@@ -125,7 +125,7 @@ public final class Daemon: @unchecked Sendable {
       bytes = try ConfigLoader.readFile(path: path)
     } catch {
       logger.error("cannot read config '\(path)': \(error)")
-      return .failure(error.errno == ENOENT ? .missingFile : .badConfig)
+      return .failure(.missingFile)
     }
     let result = ConfigLoader.parse(bytes: bytes, file: path)
     for diagnostic in result.diagnostics {
