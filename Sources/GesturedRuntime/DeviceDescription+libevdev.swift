@@ -11,8 +11,7 @@ extension DeviceDescription {
   public init(libevdev device: OpaquePointer) {
     let name = libevdev_get_name(device).map { String(cString: $0) } ?? ""
     var properties: Set<UInt16> = []
-    for property in 0...InputProperty.max where libevdev_has_property(device, UInt32(property)) == 1
-    {
+    for property in 0...InputProperty.max where libevdev_has_property(device, UInt32(property)) == 1 {
       properties.insert(property)
     }
     var keys: Set<UInt16> = []

@@ -205,7 +205,6 @@ private struct OptionScanner {
     var invocation: Invocation
   }
 
-
   let arguments: [String]
   /// Prefixes messages ("check: …"); nil for the daemon's own options.
   let command: String?

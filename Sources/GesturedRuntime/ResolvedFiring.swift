@@ -23,8 +23,7 @@ public struct ResolvedFiring: Sendable {
     } else {
       regionName = nil
     }
-    if let bound = profile.bindings[event.binding].region, !profile.regions.indices.contains(bound)
-    {
+    if let bound = profile.bindings[event.binding].region, !profile.regions.indices.contains(bound) {
       return nil
     }
     self.event = event

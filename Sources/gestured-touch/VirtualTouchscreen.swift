@@ -39,8 +39,7 @@ final class VirtualTouchscreen {
         failure = "cannot enable axis \(axis.code)"
       }
     }
-    for property in setup.properties where libevdev_enable_property(template, UInt32(property)) != 0
-    {
+    for property in setup.properties where libevdev_enable_property(template, UInt32(property)) != 0 {
       failure = "cannot enable property \(property)"
     }
     if let failure {

@@ -644,8 +644,7 @@ struct EvemuParserRealRecordingTests {
   }
 
   @Test func eloUsesBtnLeft() throws {
-    for path in ["evemu/lp-884848.prop", "derived/chromium-elo-touchsystems-2700-singletouch.desc"]
-    {
+    for path in ["evemu/lp-884848.prop", "derived/chromium-elo-touchsystems-2700-singletouch.desc"] {
       let device = try #require(try parseReal(path).device)
       #expect(device.keys.contains(KeyCode.btnLeft), "\(path)")
       #expect(!device.keys.contains(KeyCode.btnTouch))

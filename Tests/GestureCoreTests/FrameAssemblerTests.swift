@@ -99,8 +99,7 @@ private final class Panel {
   func cancelAll(at time: Timestamp) -> Bool { assembler.cancelAll(at: time) }
 
   /// SYN_REPORT that must complete a frame.
-  func requireFrame(sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> TouchFrame
-  {
+  func requireFrame(sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> TouchFrame {
     let frame = syn()
     return try #require(frame, "SYN_REPORT completed no frame", sourceLocation: sourceLocation)
   }

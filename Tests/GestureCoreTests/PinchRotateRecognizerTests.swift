@@ -1,10 +1,10 @@
 import Testing
 
+@testable import GestureCore
+
 #if canImport(Glibc)
   import Glibc
 #endif
-
-@testable import GestureCore
 
 @Suite("Pinch and rotate")
 struct PinchRotateRecognizerTests {
@@ -57,7 +57,8 @@ struct PinchRotateRecognizerTests {
   /// Both fingers on a circle of radius `r` around (100, 50), turned by `degrees`.
   private func turn(_ t: inout Touches, by degrees: Double, at ms: Double, steps: Int = 10, r: Double = 20) {
     func position(_ angle: Double) -> ((Double, Double), (Double, Double)) {
-      let c = cos(angle), s = sin(angle)
+      let c = cos(angle)
+      let s = sin(angle)
       return ((100 - r * c, 50 - r * s), (100 + r * c, 50 + r * s))
     }
     let (a, b) = position(0)
@@ -99,7 +100,8 @@ struct PinchRotateRecognizerTests {
     // Turn by 40° while spreading from 40 to 60 mm.
     for (i, r) in [20.0, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30].enumerated() {
       let angle = 40.0 * .pi / 180 * Double(i) / 10
-      let c = cos(angle), s = sin(angle)
+      let c = cos(angle)
+      let s = sin(angle)
       let ms = Double(i) * 30 + (i == 0 ? 0 : 150)
       if i == 0 {
         t.downWithoutSync(1, 100 - r * c, 50 - r * s, at: ms)

@@ -120,9 +120,12 @@ struct RealRecordingTests {
     "evemu-devices/Wacom_ISDv4_E6_Finger.single-top-swipe.events",
   ])
   func slowDragsFireNothing(file: String) throws {
-    let description = file.contains("Atmel") ? "evemu-devices/Atmel_maXTouch_Touchscreen.desc"
-      : file.contains("EP0430") ? "evemu-devices/EP0430M09.desc"
-      : file.contains("ELAN") ? "evemu-devices/ELAN_CANDO_Windows7.desc" : wacom
+    let description =
+      file.contains("Atmel")
+      ? "evemu-devices/Atmel_maXTouch_Touchscreen.desc"
+      : file.contains("EP0430")
+        ? "evemu-devices/EP0430M09.desc"
+        : file.contains("ELAN") ? "evemu-devices/ELAN_CANDO_Windows7.desc" : wacom
     var bindings = [bind(.tap), bind(.longPress)]
     for direction in [Direction.up, .down, .left, .right] { bindings.append(bind(.swipe, direction)) }
     #expect(try replay(file, description: description, profile(bindings)).isEmpty)

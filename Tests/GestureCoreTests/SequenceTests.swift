@@ -34,7 +34,8 @@ struct SequenceTests {
   }
 
   @Test func anIdleEngineAsksForNoDeadline() throws {
-    var engine = try #require(DeviceEngine(device: TestPanel.device, profile: profile([bind(.tap), bind(.tap, taps: 2)])))
+    var engine = try #require(
+      DeviceEngine(device: TestPanel.device, profile: profile([bind(.tap), bind(.tap, taps: 2)])))
     var out: [GestureEvent] = []
     #expect(engine.nextDeadline == nil)
     var t = Touches()

@@ -1,11 +1,11 @@
 import GestureCore
 import Testing
 
+@testable import GesturedRuntime
+
 #if canImport(Glibc)
   import Glibc
 #endif
-
-@testable import GesturedRuntime
 
 @Suite("Daemon reload")
 struct DaemonReloadTests {

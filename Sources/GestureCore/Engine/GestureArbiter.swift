@@ -207,7 +207,9 @@ struct GestureArbiter {
     rotate.reset()
     if tracing {
       let region = sequence.region.map { profile.regions[$0].name } ?? "none"
-      if tracing { note("sequence began at (\(formatted(start.x * 100))%, \(formatted(start.y * 100))%) region \(region)") }
+      if tracing {
+        note("sequence began at (\(formatted(start.x * 100))%, \(formatted(start.y * 100))%) region \(region)")
+      }
     }
     let reference = Self.chainCentroid(multiTap.state)
     let distance = multiTapDistance
@@ -412,7 +414,8 @@ struct GestureArbiter {
 
   private static func highestBoundTaps(in profile: Profile, fingers: Int, region: Int?) -> Int {
     var highest = 1
-    for b in profile.bindings where b.gesture == .tap && b.fingers == fingers && (b.region == nil || b.region == region) {
+    for b in profile.bindings where b.gesture == .tap && b.fingers == fingers && (b.region == nil || b.region == region)
+    {
       highest = max(highest, b.taps)
     }
     return highest

@@ -26,7 +26,8 @@ public enum Replay {
     }
     let profile = configuration.profiles[profileIndex]
     guard var engine = DeviceEngine(device: device, profile: profile) else {
-      notes.append("device '\(device.name)' reports no touch position (no ABS_MT_POSITION_X/Y or ABS_X/Y with BTN_TOUCH/BTN_LEFT)")
+      notes.append(
+        "device '\(device.name)' reports no touch position (no ABS_MT_POSITION_X/Y or ABS_X/Y with BTN_TOUCH/BTN_LEFT)")
       return Result(profile: profileIndex, firings: [], notes: notes)
     }
     var firings: [GestureEvent] = []

@@ -7,8 +7,7 @@ public struct AxisInfo: Hashable, Sendable {
   /// Units per millimetre; 0 when the device does not say.
   public var resolution: Int32
 
-  public init(minimum: Int32, maximum: Int32, fuzz: Int32 = 0, flat: Int32 = 0, resolution: Int32 = 0)
-  {
+  public init(minimum: Int32, maximum: Int32, fuzz: Int32 = 0, flat: Int32 = 0, resolution: Int32 = 0) {
     self.minimum = minimum
     self.maximum = maximum
     self.fuzz = fuzz

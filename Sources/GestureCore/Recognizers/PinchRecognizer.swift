@@ -38,7 +38,9 @@ struct PinchRecognizer {
   /// Both fingers are down; `span` is their distance in mm.
   mutating func bothDown(span: Double) -> Transition<State>? {
     guard state == .waiting else { return nil }
-    if span < Self.minimumBaseline { return move(to: .failed(.tooShort(millimetres: span, needed: Self.minimumBaseline))) }
+    if span < Self.minimumBaseline {
+      return move(to: .failed(.tooShort(millimetres: span, needed: Self.minimumBaseline)))
+    }
     scale = 1
     return move(to: .tracking(baseline: span))
   }

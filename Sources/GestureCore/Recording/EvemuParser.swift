@@ -416,8 +416,7 @@ private struct EvemuFileParser {
           + "I: <bus> <vendor> <product> <version> right after N:")
     }
     if sawAbsoluteMask {
-      for code in absoluteMaskLine.indices where absoluteMaskLine[code] != 0 && axisLine[code] == 0
-      {
+      for code in absoluteMaskLine.indices where absoluteMaskLine[code] != 0 && axisLine[code] == 0 {
         throw error(
           absoluteMaskLine[code],
           "axis \(hex(code)) is set in this B: 03 mask but no A: line gives its range")

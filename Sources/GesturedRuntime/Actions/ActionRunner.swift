@@ -313,10 +313,14 @@ public final class ActionRunner: @unchecked Sendable {
 
   private func watchExit(of action: RunningAction) {
     let pidfd = pollsForExit ? -ENOSYS : gestured_pidfd_open(action.pid)
-    if pidfd >= 0, let token = try? multiplexer.watch(pidfd, handler: { [weak self, weak action] in
-      guard let self, let action else { return }
-      self.processExited(action)
-    }) {
+    if pidfd >= 0,
+      let token = try? multiplexer.watch(
+        pidfd,
+        handler: { [weak self, weak action] in
+          guard let self, let action else { return }
+          self.processExited(action)
+        })
+    {
       action.pidfd = (pidfd, token)
     } else {
       if pidfd >= 0 { close(pidfd) }

@@ -13,8 +13,7 @@ struct OutputLineSplitter {
   init() { line.reserveCapacity(Self.maximumLineBytes) }
 
   /// Feeds `bytes`; `emit` gets every finished line and whether it was cut.
-  mutating func append(_ bytes: UnsafeRawBufferPointer, emit: (_ line: String, _ cut: Bool) -> Void)
-  {
+  mutating func append(_ bytes: UnsafeRawBufferPointer, emit: (_ line: String, _ cut: Bool) -> Void) {
     for byte in bytes {
       if byte == UInt8(ascii: "\n") {
         if discarding {

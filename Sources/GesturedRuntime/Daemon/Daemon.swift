@@ -335,7 +335,8 @@ public final class Daemon: @unchecked Sendable {
   /// After a suspend, a deadline long past is not honoured: its gesture is cancelled.
   private func cancelIfLate(_ device: OpenDevice, now: Timestamp) {
     guard let due = device.engine.nextDeadline, now - due > Self.lateDeadlineLimit else { return }
-    logger.info("\(device.node.devnode): a gesture's deadline passed \((now - due) / 1000) ms ago (suspended?); cancelled")
+    logger.info(
+      "\(device.node.devnode): a gesture's deadline passed \((now - due) / 1000) ms ago (suspended?); cancelled")
     device.engine.cancel(at: now)
   }
 
@@ -385,7 +386,8 @@ public final class Daemon: @unchecked Sendable {
         let environment = ActionEnvironment(
           firing: firing, deviceName: device.name, devnode: device.node.devnode, path: ActionEnvironment.currentPath())
         let request = ActionRunner.Request(
-          key: "\(device.profileIndex)#\(event.binding)", label: "\(device.profile.name)/\(firing.bindingName)", command: firing.binding.run,
+          key: "\(device.profileIndex)#\(event.binding)", label: "\(device.profile.name)/\(firing.bindingName)",
+          command: firing.binding.run,
           environment: environment, timeout: firing.binding.timeout, cooldown: firing.binding.cooldown,
           user: firing.binding.user ?? device.profile.user, firedAt: event.time)
         runner?.run(request)

@@ -220,10 +220,9 @@ final class LibevdevLogTarget {
 }
 
 /// libevdev calls this on the thread that called into it (the daemon's queue).
-private let libevdevLogHandler:
-  @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?) -> Void = {
-    context, priority, message in
-    guard let context, let message else { return }
-    Unmanaged<LibevdevLogTarget>.fromOpaque(context).takeUnretainedValue()
-      .log(priority: priority, message: String(cString: message))
-  }
+private let libevdevLogHandler: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?) -> Void = {
+  context, priority, message in
+  guard let context, let message else { return }
+  Unmanaged<LibevdevLogTarget>.fromOpaque(context).takeUnretainedValue()
+    .log(priority: priority, message: String(cString: message))
+}

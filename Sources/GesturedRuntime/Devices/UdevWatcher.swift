@@ -284,8 +284,7 @@ public final class UdevWatcher {
   /// syspaths that came and went are exactly the nodes that did.
   func resynchronize(with nodes: [InputNode]) {
     let present = Set(nodes.map(\.syspath))
-    for (syspath, devnode) in known.sorted(by: { $0.key < $1.key }) where !present.contains(syspath)
-    {
+    for (syspath, devnode) in known.sorted(by: { $0.key < $1.key }) where !present.contains(syspath) {
       known[syspath] = nil
       onChange(.removed(syspath: syspath, devnode: devnode))
       if monitor == nil { return }
