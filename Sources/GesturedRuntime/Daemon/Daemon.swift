@@ -271,6 +271,9 @@ public final class Daemon: @unchecked Sendable {
       return
     }
     engine.tracing = options.verbose
+    // Start from the kernel's positions, which it will not resend while they do not change.
+    var nothing: [GestureEvent] = []
+    for event in evdev.currentPositions(at: MonotonicClock.now()) { engine.handle(event, into: &nothing) }
     if profile.grab {
       do { try evdev.grab(true) } catch { logger.warning("\(node.devnode): cannot grab: \(error)") }
     }

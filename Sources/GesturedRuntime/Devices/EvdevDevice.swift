@@ -153,6 +153,54 @@ public final class EvdevDevice {
     }
   }
 
+  /// The positions the kernel holds for the device right now, as events to feed the engine
+  /// before anything is read (see `positionEvents(of:description:at:)`).
+  public func currentPositions(at time: Timestamp) -> [RawEvent] {
+    guard let handle else { return [] }
+    return Self.positionEvents(of: handle, description: description, at: time)
+  }
+
+  /// The kernel does not resend a value that did not change: a new contact on a slot whose
+  /// last position is unchanged arrives as a tracking id alone, and a single-touch panel's
+  /// press at the same place as BTN_TOUCH alone. The engine must therefore start from the
+  /// kernel's values, which libevdev read at open, not from zero. Only positions (and the
+  /// current slot) are given, never tracking ids or buttons: a contact already down when the
+  /// device is opened is not a gesture's start, and its lift is ignored. Protocol A resends
+  /// every contact in every frame and needs nothing. Ends with SYN_REPORT.
+  static func positionEvents(of handle: OpaquePointer, description: DeviceDescription, at time: Timestamp)
+    -> [RawEvent]
+  {
+    var events: [RawEvent] = []
+    func add(_ code: UInt16, _ value: Int32) {
+      events.append(RawEvent(time: time, type: EventType.abs, code: code, value: value))
+    }
+    let abs = UInt32(EventType.abs)
+    switch description.touchProtocol {
+    case .multitouchB:
+      let slots = libevdev_get_num_slots(handle)
+      let axes = [AbsCode.mtPositionX, AbsCode.mtPositionY, AbsCode.mtToolType].filter {
+        libevdev_has_event_code(handle, abs, UInt32($0)) != 0
+      }
+      if slots > 0 {
+        for slot in 0..<slots {
+          add(AbsCode.mtSlot, slot)
+          for code in axes { add(code, libevdev_get_slot_value(handle, UInt32(slot), UInt32(code))) }
+        }
+        add(AbsCode.mtSlot, libevdev_get_current_slot(handle))
+      } else {
+        // Tracking ids without ABS_MT_SLOT: one implicit slot.
+        for code in axes { add(code, libevdev_get_event_value(handle, abs, UInt32(code))) }
+      }
+    case .singleTouch:
+      add(AbsCode.x, libevdev_get_event_value(handle, abs, UInt32(AbsCode.x)))
+      add(AbsCode.y, libevdev_get_event_value(handle, abs, UInt32(AbsCode.y)))
+    case .multitouchA, nil:
+      return []
+    }
+    events.append(RawEvent(time: time, type: EventType.syn, code: SynCode.report, value: 0))
+    return events
+  }
+
   /// The kernel's timeval (CLOCK_MONOTONIC after init) as microseconds.
   @inline(__always)
   static func rawEvent(_ event: input_event) -> RawEvent {
