@@ -13,6 +13,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -188,4 +189,26 @@ int gestured_epoll_ready(int epoll_fd, uint64_t *ids, int capacity) {
   if (count < 0) return -errno;
   for (int i = 0; i < count; i++) ids[i] = events[i].data.u64;
   return count;
+}
+
+int gestured_timerfd_create(void) {
+  int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+  return fd >= 0 ? fd : -errno;
+}
+
+int gestured_timerfd_set(int fd, int64_t absolute_us) {
+  struct itimerspec spec = {0};
+  if (absolute_us >= 0) {
+    /* A zero it_value would disarm: the earliest real deadline is 1 ns. */
+    spec.it_value.tv_sec = absolute_us / 1000000;
+    spec.it_value.tv_nsec = (long)(absolute_us % 1000000) * 1000;
+    if (spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0) spec.it_value.tv_nsec = 1;
+  }
+  return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL) == 0 ? 0 : -errno;
+}
+
+void gestured_timerfd_clear(int fd) {
+  uint64_t expirations;
+  ssize_t ignored = read(fd, &expirations, sizeof expirations);
+  (void)ignored;
 }

@@ -89,4 +89,16 @@ int gestured_epoll_remove(int epoll_fd, int fd);
 /* Without waiting: fills `ids` with up to `capacity` ready ids and returns how many. */
 int gestured_epoll_ready(int epoll_fd, uint64_t *ids, int capacity);
 
+/* A CLOCK_MONOTONIC timerfd (non-blocking, close-on-exec) for deadlines watched through the
+ * same epoll set: rearming a Dispatch timer at every frame churns libdispatch's own timer
+ * registrations, which crashed it in _dispatch_event_loop_drain here; an absolute timerfd
+ * is also exactly the "time is CLOCK_MONOTONIC" the core's deadlines are stated in.
+ * Why C: <sys/timerfd.h> is not part of Swift's Glibc module. Returns the fd or -errno. */
+int gestured_timerfd_create(void);
+/* Arms `fd` to expire at `absolute_us` on CLOCK_MONOTONIC (a past time expires at once), or
+ * disarms it when `absolute_us` is negative. Returns 0 or -errno. */
+int gestured_timerfd_set(int fd, int64_t absolute_us);
+/* Consumes an expiry so that the level-triggered epoll set stops reporting it. */
+void gestured_timerfd_clear(int fd);
+
 #endif

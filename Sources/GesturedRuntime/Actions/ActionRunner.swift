@@ -11,7 +11,7 @@ import GestureCore
 ///
 /// Everything happens on `queue`, the daemon's one serial queue, and never blocks it: exits
 /// arrive through a pidfd per child (no global SIGCHLD handling), output through pipes read
-/// without blocking, timeouts through a Dispatch timer per running action.
+/// without blocking, timeouts through a timerfd per running action (DeadlineTimer).
 ///
 /// An action runs from its start until its shell exits. Processes the shell leaves behind
 /// (`cmd &`) are no longer its running instance, but their output is still logged while they
@@ -418,17 +418,19 @@ public final class ActionRunner: @unchecked Sendable {
   }
 
   private func armTimeout(of action: RunningAction) {
-    // Nanoseconds for Dispatch; a timeout too long to express is no limit.
-    let (nanoseconds, overflow) = action.timeout.multipliedReportingOverflow(by: 1000)
-    guard action.timeout > 0, !overflow, let nanoseconds = Int(exactly: nanoseconds) else { return }
-    let timer = DispatchSource.makeTimerSource(queue: queue)
-    timer.schedule(deadline: .now() + .nanoseconds(nanoseconds))
-    timer.setEventHandler { [weak self, weak action] in
-      guard let self, let action else { return }
-      self.timerFired(for: action)
+    // A timeout too long to express is no limit.
+    let (deadline, overflow) = action.startedAt.microseconds.addingReportingOverflow(action.timeout)
+    guard action.timeout > 0, !overflow else { return }
+    do {
+      let timer = try DeadlineTimer(multiplexer: multiplexer) { [weak self, weak action] in
+        guard let self, let action else { return }
+        self.timerFired(for: action)
+      }
+      timer.schedule(at: Timestamp(microseconds: deadline))
+      action.timer = timer
+    } catch {
+      logger.error("[\(action.label)] cannot arm its timeout, it may run on: \(error)")
     }
-    action.timer = timer
-    timer.resume()
   }
 
   private func timerFired(for action: RunningAction) {
@@ -441,8 +443,7 @@ public final class ActionRunner: @unchecked Sendable {
       action.timedOut = true
       action.stage = .terminating(shellExited: false)
       kill(-action.pid, SIGTERM)
-      action.timer?.schedule(
-        deadline: .now() + .microseconds(Int(Self.killDelay)))
+      action.timer?.schedule(at: Self.now() + Self.killDelay)
     case .terminating(let shellExited):
       logger.warning(
         "[\(action.label)] \(Self.duration(Self.killDelay)) after SIGTERM: "
@@ -461,11 +462,7 @@ public final class ActionRunner: @unchecked Sendable {
 
   // MARK: - Formatting
 
-  static func now() -> Timestamp {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return Timestamp(seconds: Int64(time.tv_sec), microseconds: Int64(time.tv_nsec / 1000))
-  }
+  static func now() -> Timestamp { MonotonicClock.now() }
 
   /// "300 ms", "2 s", "1.25 s".
   static func duration(_ microseconds: Microseconds) -> String {
@@ -541,7 +538,7 @@ private final class RunningAction {
   /// The pidfd watched for the exit, or, without pidfd_open, the polling timer.
   var pidfd: (descriptor: Int32, token: EventMultiplexer.Token)?
   var exitPoll: (any DispatchSourceTimer)?
-  var timer: (any DispatchSourceTimer)?
+  var timer: DeadlineTimer?
 
   init(key: String, label: String, pid: pid_t, startedAt: Timestamp, timeout: Microseconds) {
     self.key = key

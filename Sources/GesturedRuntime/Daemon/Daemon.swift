@@ -74,9 +74,9 @@ public final class Daemon: @unchecked Sendable {
   private var devices: [String: OpenDevice] = [:]
   /// Touchscreens no profile takes, logged once each.
   private var leftAlone: Set<String> = []
-  /// Made in `start()`: libdispatch traps when a never-resumed source is released.
-  private var timer: DispatchSourceTimer?
-  private var armedDeadline: Timestamp?
+  /// The one deadline timer: a timerfd in the multiplexer, armed at the earliest deadline
+  /// any engine asks for, disarmed when none does. Made in `start()`.
+  private var timer: DeadlineTimer?
   private var signalSources: [DispatchSourceSignal] = []
   private var watchdogTimer: DispatchSourceTimer?
   /// Reused for every drain, so reading events allocates nothing once it has grown.
@@ -148,15 +148,11 @@ public final class Daemon: @unchecked Sendable {
     do {
       multiplexer = try EventMultiplexer(queue: queue)
       if mode == .actions { runner = try ActionRunner(queue: queue, logger: logger, multiplexer: multiplexer) }
+      timer = try DeadlineTimer(multiplexer: multiplexer) { [unowned self] in self.deadlineReached() }
     } catch {
       logger.error("cannot start: \(error)")
       exit(ExitCode.systemError.rawValue)
     }
-    let timer = DispatchSource.makeTimerSource(queue: queue)
-    timer.setEventHandler { [unowned self] in self.deadlineReached() }
-    timer.schedule(deadline: .distantFuture)
-    timer.resume()
-    self.timer = timer
     installSignalHandlers()
     do {
       // The monitor starts before enumeration so that nothing plugged in between is missed.
@@ -344,7 +340,6 @@ public final class Daemon: @unchecked Sendable {
   }
 
   private func deadlineReached() {
-    armedDeadline = nil
     // Events stamped before the deadline must be seen first, so live and replay agree.
     for device in Array(devices.values) { drain(device) }
     let now = MonotonicClock.now()
@@ -363,14 +358,8 @@ public final class Daemon: @unchecked Sendable {
     for device in devices.values {
       if let due = device.engine.nextDeadline, next.map({ due < $0 }) ?? true { next = due }
     }
-    guard next != armedDeadline, let timer else { return }
-    armedDeadline = next
-    guard let next else {
-      timer.schedule(deadline: .distantFuture)
-      return
-    }
-    let delay = max(0, next - MonotonicClock.now())
-    timer.schedule(deadline: .now() + .microseconds(Int(delay)), leeway: .microseconds(500))
+    guard let timer, next != timer.deadline else { return }
+    timer.schedule(at: next)
   }
 
   private func fire(_ device: OpenDevice) {

@@ -1,5 +1,6 @@
 import CGesturedShim
 import Dispatch
+import GestureCore
 
 #if canImport(Glibc)
   import Glibc
@@ -87,4 +88,52 @@ public struct SystemError: Error, Hashable, Sendable, CustomStringConvertible {
   }
 
   public var description: String { "\(operation): \(String(cString: strerror(errno)))" }
+}
+
+/// A deadline on CLOCK_MONOTONIC, as a timerfd in the multiplexer's epoll set: arming and
+/// disarming are plain timerfd_settime calls, however often (see gestured_timerfd_create for
+/// why not a Dispatch timer). Disarmed, it never wakes anything.
+public final class DeadlineTimer {
+  private let multiplexer: EventMultiplexer
+  private let descriptor: Int32
+  private var token: EventMultiplexer.Token?
+  /// When it is armed for, nil when disarmed.
+  public private(set) var deadline: Timestamp?
+
+  public init(multiplexer: EventMultiplexer, handler: @escaping () -> Void) throws(SystemError) {
+    let descriptor = gestured_timerfd_create()
+    guard descriptor >= 0 else { throw SystemError(operation: "timerfd_create", errno: -descriptor) }
+    self.multiplexer = multiplexer
+    self.descriptor = descriptor
+    do throws(SystemError) {
+      token = try multiplexer.watch(descriptor) { [unowned self] in
+        gestured_timerfd_clear(self.descriptor)
+        // A disarmed or re-armed timer may still have had an expiry queued: only a due one runs.
+        guard let deadline = self.deadline, deadline <= MonotonicClock.now() else { return }
+        self.deadline = nil
+        handler()
+      }
+    } catch {
+      close(descriptor)
+      throw error
+    }
+  }
+
+  deinit { cancel() }
+
+  /// Arms it for `time` (a past time fires at once), or disarms it with nil.
+  public func schedule(at time: Timestamp?) {
+    guard token != nil else { return }
+    deadline = time
+    _ = gestured_timerfd_set(descriptor, time.map { max(0, $0.microseconds) } ?? -1)
+  }
+
+  /// Stops it for good and closes the timerfd. Idempotent.
+  public func cancel() {
+    guard let token else { return }
+    multiplexer.unwatch(token)
+    self.token = nil
+    deadline = nil
+    close(descriptor)
+  }
 }
