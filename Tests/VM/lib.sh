@@ -27,16 +27,25 @@ skip() {
 
 note() { echo "  $*" >&2; }
 
-# wait_until SECONDS DESCRIPTION COMMAND...: polls COMMAND every 0.1 s until it succeeds;
-# fails the scenario with DESCRIPTION when SECONDS pass first.
+# poll_until SECONDS COMMAND...: polls COMMAND every 0.1 s until it succeeds (status 0) or
+# SECONDS pass (status 1). COMMAND's arguments are expanded once, by the caller: to poll a
+# changing value, poll a function (lines_at_least, ready_at_least), never "$(...)".
+poll_until() {
+  local limit="$1"
+  shift
+  local deadline=$((SECONDS + limit))
+  until "$@"; do
+    if [ "$SECONDS" -ge "$deadline" ]; then return 1; fi
+    sleep 0.1
+  done
+}
+
+# wait_until SECONDS DESCRIPTION COMMAND...: poll_until, failing the scenario with
+# DESCRIPTION when SECONDS pass first.
 wait_until() {
   local limit="$1" what="$2"
   shift 2
-  local deadline=$((SECONDS + limit))
-  until "$@"; do
-    if [ "$SECONDS" -ge "$deadline" ]; then fail "timed out after ${limit} s waiting for $what"; fi
-    sleep 0.1
-  done
+  poll_until "$limit" "$@" || fail "timed out after ${limit} s waiting for $what"
 }
 
 # first_line FILE: the first line of FILE, or nothing.
@@ -158,6 +167,102 @@ notify_listen() {
   export NOTIFY_SOCKET
 }
 
+# write_config FILE: writes stdin to FILE with @DIR@ replaced by $SCENARIO_DIR and
+# @VM_TESTS@ by $VM_TESTS, so a scenario's config (a quoted heredoc, no shell expansion)
+# can name the files its actions write and the helpers they run (record-firing).
+write_config() {
+  sed -e "s|@DIR@|$SCENARIO_DIR|g" -e "s|@VM_TESTS@|$VM_TESTS|g" > "$1"
+}
+
+# count_lines FILE: how many lines FILE has; 0 when it does not exist.
+count_lines() {
+  if [ -f "$1" ]; then wc -l < "$1" | tr -d ' '; else echo 0; fi
+}
+
+# lines_at_least FILE N: FILE has at least N lines (for wait_until).
+lines_at_least() { [ "$(count_lines "$1")" -ge "$2" ]; }
+
+# logged_since FILE MARK PATTERN: a line after the first MARK lines of FILE matches the
+# extended regular expression PATTERN. With MARK="$(count_lines FILE)" taken before an
+# action, this waits for what the action caused, not for an older line (devnodes are reused).
+logged_since() {
+  tail -n +"$(($2 + 1))" "$1" 2>/dev/null | grep -qE -- "$3"
+}
+
+# plug_panel NAME SCRIPT [PLAY-OPTIONS...]: plugs in a virtual panel for SCRIPT
+# (`gestured-touch play SCRIPT --wait-for-signal ...`) and waits until the daemon (its
+# daemon.log) has taken it. Sets TOUCH_PID and TOUCH_DEVNODE; `kill -USR1 $TOUCH_PID` plays.
+plug_panel() {
+  local name="$1" script="$2" mark
+  shift 2
+  mark="$(count_lines "$SCENARIO_DIR/daemon.log")"
+  touch_start "$name" play "$script" --wait-for-signal "$@"
+  wait_until 30 "the daemon to take $TOUCH_DEVNODE ($name)" \
+    logged_since "$SCENARIO_DIR/daemon.log" "$mark" "^$TOUCH_DEVNODE '.*': profile"
+}
+
+# play_panel NAME SCRIPT [PLAY-OPTIONS...]: plug_panel, play the script, and wait until the
+# daemon has seen the panel go (gestured-touch destroys it when the script ends).
+play_panel() {
+  local mark
+  plug_panel "$@"
+  mark="$(count_lines "$SCENARIO_DIR/daemon.log")"
+  kill -USR1 "$TOUCH_PID"
+  touch_wait "$1" "$TOUCH_PID"
+  wait_until 30 "the daemon to let $TOUCH_DEVNODE ($1) go" \
+    logged_since "$SCENARIO_DIR/daemon.log" "$mark" "^$TOUCH_DEVNODE '.*': removed"
+}
+
+# create_panel NAME SCRIPT: a panel that stays (`gestured-touch create`) until
+# `kill $TOUCH_PID`; waits until the daemon has taken it. Sets TOUCH_PID and TOUCH_DEVNODE.
+create_panel() {
+  local mark
+  mark="$(count_lines "$SCENARIO_DIR/daemon.log")"
+  touch_start "$1" create "$2"
+  wait_until 30 "the daemon to take $TOUCH_DEVNODE ($1)" \
+    logged_since "$SCENARIO_DIR/daemon.log" "$mark" "^$TOUCH_DEVNODE '.*': profile"
+}
+
+# inject DEVNODE EVEMU-FILE: plays the recording's events into an existing node, with their
+# timing (evemu-play writes them to the node; the kernel passes them to every reader as if
+# the device had sent them). The way to touch a panel made with create_panel.
+inject() {
+  evemu-play "$1" < "$2" || fail "evemu-play $2 into $1 exited with status $?"
+}
+
+# daemon_ready_count: how many READY=1 the notify listener has received.
+daemon_ready_count() { grep -c 'READY=1' "$SCENARIO_DIR/notify.log" 2>/dev/null || true; }
+
+# ready_at_least N: the notify listener has received READY=1 at least N times.
+ready_at_least() { [ "$(daemon_ready_count)" -ge "$1" ]; }
+
+# expect_lines FILE EXPECTED WHAT: fails unless FILE holds exactly the lines EXPECTED
+# (a missing file counts as empty); WHAT says what the file is, for the message.
+expect_lines() {
+  local actual=""
+  if [ -f "$1" ]; then actual="$(cat "$1")"; fi
+  if [ "$actual" != "$2" ]; then
+    fail "$(printf '%s: wrong content of %s\n--- expected\n%s\n--- actual\n%s' \
+      "$3" "$(basename "$1")" "${2:-(nothing)}" "${actual:-(nothing)}")"
+  fi
+}
+
+# --- Time ---------------------------------------------------------------------------------
+
+# now_us: the wall clock in microseconds, without starting a process (the VM is slow to
+# start one: a scenario that times its steps must not spend its margins on date or awk).
+now_us() { echo "${EPOCHREALTIME/./}"; }
+
+# sleep_until START_US OFFSET_MS: sleeps until OFFSET_MS milliseconds after START_US (a
+# now_us value); returns at once when that time has passed.
+sleep_until() {
+  local left=$(($1 + $2 * 1000 - ${EPOCHREALTIME/./}))
+  if [ "$left" -gt 0 ]; then sleep "$(printf '%d.%06d' $((left / 1000000)) $((left % 1000000)))"; fi
+}
+
+# ms_since START_US: whole milliseconds since START_US.
+ms_since() { echo $(((${EPOCHREALTIME/./} - $1) / 1000)); }
+
 # --- /proc -------------------------------------------------------------------------------
 
 # open_fds PID: how many file descriptors PID has open.
@@ -174,3 +279,29 @@ context_switches() {
 
 # zombies_of PID: how many zombie children PID has.
 zombies_of() { ps -o stat= --ppid "$1" 2>/dev/null | grep -c '^Z' || true; }
+
+# thread_switches PID: one line per thread: "TID COMM VOLUNTARY+INVOLUNTARY".
+thread_switches() {
+  local task comm count
+  for task in /proc/"$1"/task/*; do
+    comm="$(cat "$task/comm" 2>/dev/null)" || continue
+    count="$(awk '/^(voluntary|nonvoluntary)_ctxt_switches:/ { sum += $2 } END { print sum + 0 }' \
+      "$task/status" 2>/dev/null)" || continue
+    echo "${task##*/} ${comm// /_} $count"
+  done
+}
+
+# children_of PID: one line per child process of PID: "CHILD STATE COMM", from
+# /proc/*/stat (STATE Z is a zombie: exited, not yet reaped).
+children_of() {
+  local parent="$1" stat line fields
+  for stat in /proc/[0-9]*/stat; do
+    { read -r line < "$stat"; } 2>/dev/null || continue
+    # "pid (comm) state ppid ...": comm may hold blanks and parentheses; the last ")" ends it.
+    read -r -a fields <<< "${line##*) }"
+    if [ "${fields[1]:-}" = "$parent" ]; then
+      local comm="${line#*(}"
+      echo "${line%% *} ${fields[0]} ${comm%)*}"
+    fi
+  done
+}

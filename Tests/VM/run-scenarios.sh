@@ -59,6 +59,27 @@ results="$(mkdir -p "$scratch" && cd "$scratch" && pwd)/vm-results"
 rm -rf "$results"
 mkdir -p "$results"
 
+# Work a scenario needs that involves no kernel and is too slow under TCG is done here, on
+# the host, by Tests/VM/prepare/NAME.sh into $results/prepared/NAME (the scenario's
+# PREPARED_DIR in the VM, which sees the host's files).
+for file in "${scenarios[@]}"; do
+  name="$(basename "$file" .sh)"
+  prepare="$here/prepare/$name.sh"
+  [ -f "$prepare" ] || continue
+  mkdir -p "$results/prepared/$name"
+  prepare_started=$SECONDS
+  if GESTURED="$GESTURED_BIN_DIR/gestured" GESTURED_TOUCH="$GESTURED_BIN_DIR/gestured-touch" \
+    VM_TESTS="$here" SCENARIO_DIR="$results/prepared/$name" bash "$prepare" \
+    > "$results/prepared/$name.log" 2>&1; then
+    touch "$results/prepared/$name/done"
+    echo "vm: prepared $name on the host in $((SECONDS - prepare_started)) s"
+  else
+    echo "vm: preparing $name failed (the scenario will fail):"
+    sed 's/^/  | /' "$results/prepared/$name.log"
+  fi
+done
+prepared=$SECONDS
+
 set +e
 "$here/run-in-vm.sh" --rwdir "$results" -- env \
   GESTURED="$GESTURED_BIN_DIR/gestured" GESTURED_TOUCH="$GESTURED_BIN_DIR/gestured-touch" \
@@ -67,7 +88,8 @@ status=$?
 set -e
 
 finished=$SECONDS
-echo "vm: build $((built - started)) s, VM $((finished - built)) s (guest booted in" \
+echo "vm: build $((built - started)) s, host preparation $((prepared - built)) s," \
+  "VM $((finished - prepared)) s (guest booted in" \
   "$(cat "$results/boot-seconds" 2>/dev/null || echo '?') s), total $((finished - started)) s;" \
   "files in $results"
 if [ ! -f "$results/summary" ]; then

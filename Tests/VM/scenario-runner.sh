@@ -15,8 +15,9 @@ export VM_TESTS
 VM_TESTS="$(cd "$(dirname "$0")" && pwd)"
 : "${GESTURED:?}" "${GESTURED_TOUCH:?}"
 export GESTURED GESTURED_TOUCH
-# Per scenario; a hung scenario must not hold up the rest.
-limit="${GESTURED_VM_SCENARIO_TIMEOUT:-300}"
+# Per scenario; a hung scenario must not hold up the rest. A scenario that needs longer says
+# so in a line "# vm-time-limit: SECONDS".
+default_limit="${GESTURED_VM_SCENARIO_TIMEOUT:-300}"
 work_root=/run/gestured-scenarios
 
 echo "vm: kernel $(uname -r), booted in $(cut -d' ' -f1 /proc/uptime) s; $# scenario(s)"
@@ -31,10 +32,13 @@ for scenario in "$@"; do
   rm -rf "$dir"
   mkdir -p "$dir"
   started=$SECONDS
+  limit="$(sed -n 's/^# vm-time-limit: *\([0-9][0-9]*\).*/\1/p' "$scenario" | head -n 1)"
+  limit="${limit:-$default_limit}"
 
   # Its own session: whatever it leaves running (devices, daemons, actions in their own
   # process groups) is found by session id afterwards and ended.
-  SCENARIO_DIR="$dir" setsid bash "$scenario" > "$dir/output.txt" 2>&1 < /dev/null &
+  SCENARIO_DIR="$dir" PREPARED_DIR="$results/prepared/$name" \
+    setsid bash "$scenario" > "$dir/output.txt" 2>&1 < /dev/null &
   leader=$!
   timed_out=no
   while kill -0 "$leader" 2>/dev/null; do

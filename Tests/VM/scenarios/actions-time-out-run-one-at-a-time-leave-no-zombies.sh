@@ -1,0 +1,91 @@
+# Issue 4, scenario 6: an action that hangs is killed at its timeout (SIGTERM to its process
+# group; one that ignores SIGTERM gets SIGKILL 2 s later); a burst of 50 taps on a binding
+# whose command takes 1 s never has two instances running at once (the command holds a
+# mkdir lock and records any overlap), every tap is either run or dropped because the
+# previous run is still running; and afterwards the daemon has no child left, zombie or not
+# (/proc/*/stat).
+source "$VM_TESTS/lib.sh"
+
+write_config "$SCENARIO_DIR/config.yaml" <<'YAML'
+regions:
+  - { name: hang, area: { x: 0, y: 0, width: 0.3, height: 1 } }
+  - { name: stubborn, area: { x: 0.3, y: 0, width: 0.3, height: 1 } }
+  - { name: burst, area: { x: 0.6, y: 0, width: 0.4, height: 1 } }
+bindings:
+  - { gesture: tap, region: hang, name: hang, timeout: 2s,
+      run: 'echo $$ > @DIR@/hang.pid; exec sleep 600' }
+  - { gesture: tap, region: stubborn, name: stubborn, timeout: 2s,
+      run: "trap '' TERM; echo $$ > @DIR@/stubborn.pid; while :; do sleep 0.2; done" }
+  - { gesture: tap, region: burst, name: burst, cooldown: 0ms,
+      run: 'if mkdir @DIR@/burst.lock 2>/dev/null; then echo run >> @DIR@/burst.runs; sleep 1; rmdir @DIR@/burst.lock; else echo overlap >> @DIR@/burst.overlaps; fi' }
+YAML
+"$GESTURED" check --config "$SCENARIO_DIR/config.yaml" > /dev/null || fail "the scenario's config does not pass gestured check"
+
+daemon_start "$SCENARIO_DIR/config.yaml"
+wait_until 30 "READY=1 on the notify socket" grep -qs 'READY=1' "$SCENARIO_DIR/notify.log"
+plug_panel actions "$VM_TESTS/scripts/actions.touch"
+player=$TOUCH_PID
+kill -USR1 "$player"
+
+# running PID: the process exists and is not a zombie.
+running() {
+  local line fields
+  { read -r line < "/proc/$1/stat"; } 2>/dev/null || return 1
+  read -r -a fields <<< "${line##*) }"
+  [ "${fields[0]}" != Z ]
+}
+# started_at PID: when the process started, in seconds since boot (/proc/PID/stat field 22,
+# in clock ticks), the clock /proc/uptime gives.
+ticks="$(getconf CLK_TCK)"
+started_at() {
+  local line fields
+  read -r line < "/proc/$1/stat"
+  read -r -a fields <<< "${line##*) }"
+  awk -v t="${fields[19]}" -v hz="$ticks" 'BEGIN { printf "%.2f", t / hz }'
+}
+uptime_now() { local up _; read -r up _ < /proc/uptime; echo "$up"; }
+
+wait_until 10 "the hanging action to start" test -s "$SCENARIO_DIR/hang.pid"
+wait_until 10 "the action ignoring SIGTERM to start" test -s "$SCENARIO_DIR/stubborn.pid"
+hang_pid="$(cat "$SCENARIO_DIR/hang.pid")" stubborn_pid="$(cat "$SCENARIO_DIR/stubborn.pid")"
+hang_start="$(started_at "$hang_pid")" stubborn_start="$(started_at "$stubborn_pid")"
+hang_end="" stubborn_end=""
+deadline=$((SECONDS + 20))
+while [ -z "$hang_end" ] || [ -z "$stubborn_end" ]; do
+  [ "$SECONDS" -lt "$deadline" ] || fail "the hanging actions still run 20 s after they started (timeout: 2 s)"
+  if [ -z "$hang_end" ] && ! running "$hang_pid"; then hang_end="$(uptime_now)"; fi
+  if [ -z "$stubborn_end" ] && ! running "$stubborn_pid"; then stubborn_end="$(uptime_now)"; fi
+  sleep 0.05
+done
+hang_lived="$(awk -v a="$hang_start" -v b="$hang_end" 'BEGIN { printf "%.2f", b - a }')"
+stubborn_lived="$(awk -v a="$stubborn_start" -v b="$stubborn_end" 'BEGIN { printf "%.2f", b - a }')"
+note "the hanging action lived $hang_lived s, the one ignoring SIGTERM $stubborn_lived s (timeout 2 s, SIGKILL 2 s after SIGTERM)"
+awk -v t="$hang_lived" 'BEGIN { exit !(t >= 1.9 && t <= 3.0) }' \
+  || fail "the hanging action lived $hang_lived s; its timeout is 2 s (allowed 1.9-3.0 s)"
+awk -v t="$stubborn_lived" 'BEGIN { exit !(t >= 3.9 && t <= 5.0) }' \
+  || fail "the action ignoring SIGTERM lived $stubborn_lived s; SIGKILL is due 4 s after it started (allowed 3.9-5.0 s)"
+grep -q '^\[default/hang\] timed out after' "$SCENARIO_DIR/daemon.log" \
+  || fail "the daemon did not log the hanging action's timeout"
+grep -q '^\[default/stubborn\] .*SIGKILL to process group' "$SCENARIO_DIR/daemon.log" \
+  || fail "the daemon did not log SIGKILL for the action ignoring SIGTERM"
+
+touch_wait actions "$player"
+burst_decisions() { grep -cE '^\[default/burst\] (started pid|firing dropped)' "$SCENARIO_DIR/daemon.log" || true; }
+all_decided() { [ "$(burst_decisions)" -ge 50 ]; }
+poll_until 20 all_decided \
+  || fail "the daemon decided on $(burst_decisions) of the burst's 50 taps (run or drop) within 20 s"
+no_children() { [ -z "$(children_of "$DAEMON_PID")" ]; }
+poll_until 15 no_children \
+  || fail "the daemon's children did not all end and get reaped (pid state name): $(children_of "$DAEMON_PID" | tr '\n' ';')"
+kill -0 "$DAEMON_PID" 2>/dev/null || fail "the daemon died"
+
+started="$(grep -c '^\[default/burst\] started pid' "$SCENARIO_DIR/daemon.log" || true)"
+dropped="$(grep -c '^\[default/burst\] firing dropped: its previous run (pid [0-9]*) is still running' "$SCENARIO_DIR/daemon.log" || true)"
+runs="$(count_lines "$SCENARIO_DIR/burst.runs")"
+note "burst of 50 taps: $started started, $dropped dropped while the previous run ran, $runs ran"
+[ ! -e "$SCENARIO_DIR/burst.overlaps" ] \
+  || fail "two instances of the slow command ran at once $(count_lines "$SCENARIO_DIR/burst.overlaps") time(s)"
+[ "$((started + dropped))" -eq 50 ] \
+  || fail "of the burst's 50 taps, $started started and $dropped were dropped as still running: $((started + dropped)), not 50"
+[ "$runs" -eq "$started" ] || fail "$started runs started but $runs ran the command"
+[ "$started" -ge 2 ] || fail "the slow command ran only $started time(s) in 6 s of taps: runs after the first finished were not started"
