@@ -2,8 +2,13 @@
 # group; one that ignores SIGTERM gets SIGKILL 2 s later); a burst of 50 taps on a binding
 # whose command takes 1 s never has two instances running at once (the command holds a
 # mkdir lock and records any overlap), every tap is either run or dropped because the
-# previous run is still running; and afterwards the daemon has no child left, zombie or not
-# (/proc/*/stat).
+# previous run is still running, and a tap after the burst's last run starts it again;
+# afterwards the daemon has no child left, zombie or not (/proc/*/stat).
+#
+# Timing under TCG: a loaded host can stall the guest for seconds (a `sleep 1` once took
+# 3.3 s here), so a process may die seconds after the signal that kills it. What is exact
+# whatever the load: which signal ended it (the kernel decides that when the signal is
+# sent; the daemon logs the wait status) and that it was not killed before its time.
 source "$VM_TESTS/lib.sh"
 
 write_config "$SCENARIO_DIR/config.yaml" <<'YAML'
@@ -23,8 +28,13 @@ YAML
 
 daemon_start "$SCENARIO_DIR/config.yaml"
 wait_until 30 "READY=1 on the notify socket" grep -qs 'READY=1' "$SCENARIO_DIR/notify.log"
-plug_panel actions "$VM_TESTS/scripts/actions.touch"
-player=$TOUCH_PID
+# The panel stays after the script (until killed) for one more tap, written into its node.
+plug_panel actions "$VM_TESTS/scripts/daemon/actions.touch" --hold-open 120000
+player=$TOUCH_PID node=$TOUCH_DEVNODE
+{ grep '^panel ' "$VM_TESTS/scripts/daemon/actions.touch"; echo "tap at=100ms x=0.8 y=0.5 duration=60ms"; } \
+  > "$SCENARIO_DIR/burst-tap.touch"
+"$GESTURED_TOUCH" record "$SCENARIO_DIR/burst-tap.touch" -o "$SCENARIO_DIR/burst-tap.evemu" \
+  || fail "gestured-touch record burst-tap failed"
 kill -USR1 "$player"
 
 # running PID: the process exists and is not a zombie.
@@ -60,26 +70,30 @@ done
 hang_lived="$(awk -v a="$hang_start" -v b="$hang_end" 'BEGIN { printf "%.2f", b - a }')"
 stubborn_lived="$(awk -v a="$stubborn_start" -v b="$stubborn_end" 'BEGIN { printf "%.2f", b - a }')"
 note "the hanging action lived $hang_lived s, the one ignoring SIGTERM $stubborn_lived s (timeout 2 s, SIGKILL 2 s after SIGTERM)"
-awk -v t="$hang_lived" 'BEGIN { exit !(t >= 1.9 && t <= 3.0) }' \
-  || fail "the hanging action lived $hang_lived s; its timeout is 2 s (allowed 1.9-3.0 s)"
-awk -v t="$stubborn_lived" 'BEGIN { exit !(t >= 3.9 && t <= 5.0) }' \
-  || fail "the action ignoring SIGTERM lived $stubborn_lived s; SIGKILL is due 4 s after it started (allowed 3.9-5.0 s)"
-grep -q '^\[default/hang\] timed out after' "$SCENARIO_DIR/daemon.log" \
-  || fail "the daemon did not log the hanging action's timeout"
-grep -q '^\[default/stubborn\] .*SIGKILL to process group' "$SCENARIO_DIR/daemon.log" \
+awk -v t="$hang_lived" 'BEGIN { exit !(t >= 1.9 && t <= 15) }' \
+  || fail "the hanging action lived $hang_lived s; its timeout is 2 s"
+awk -v t="$stubborn_lived" 'BEGIN { exit !(t >= 3.9 && t <= 15) }' \
+  || fail "the action ignoring SIGTERM lived $stubborn_lived s; SIGKILL is due 2 s after the SIGTERM at its 2 s timeout"
+grep -q "^\[default/hang\] timed out after 2 s: SIGTERM to process group $hang_pid\$" "$SCENARIO_DIR/daemon.log" \
+  || fail "the daemon did not log SIGTERM to the hanging action at its timeout"
+grep -q "^\[default/hang\] pid $hang_pid failed: killed by signal 15 (SIGTERM)" "$SCENARIO_DIR/daemon.log" \
+  || fail "the hanging action was not ended by the SIGTERM of its timeout: $(grep "pid $hang_pid " "$SCENARIO_DIR/daemon.log")"
+grep -q "^\[default/stubborn\] 2 s after SIGTERM: SIGKILL to process group $stubborn_pid\$" "$SCENARIO_DIR/daemon.log" \
   || fail "the daemon did not log SIGKILL for the action ignoring SIGTERM"
+grep -q "^\[default/stubborn\] pid $stubborn_pid failed: killed by signal 9 (SIGKILL)" "$SCENARIO_DIR/daemon.log" \
+  || fail "the action ignoring SIGTERM was not ended by SIGKILL: $(grep "pid $stubborn_pid " "$SCENARIO_DIR/daemon.log")"
 
-touch_wait actions "$player"
+wait_until 30 "gestured-touch to play the taps" grep -qs 'played' "$SCENARIO_DIR/actions.touch.log"
 burst_decisions() { grep -cE '^\[default/burst\] (started pid|firing dropped)' "$SCENARIO_DIR/daemon.log" || true; }
 all_decided() { [ "$(burst_decisions)" -ge 50 ]; }
 poll_until 20 all_decided \
   || fail "the daemon decided on $(burst_decisions) of the burst's 50 taps (run or drop) within 20 s"
-no_children() { [ -z "$(children_of "$DAEMON_PID")" ]; }
-poll_until 15 no_children \
-  || fail "the daemon's children did not all end and get reaped (pid state name): $(children_of "$DAEMON_PID" | tr '\n' ';')"
-kill -0 "$DAEMON_PID" 2>/dev/null || fail "the daemon died"
+burst_started() { grep -c '^\[default/burst\] started pid' "$SCENARIO_DIR/daemon.log" || true; }
+burst_ended() { grep -cE '^\[default/burst\] pid [0-9]+ (exited|failed)' "$SCENARIO_DIR/daemon.log" || true; }
+all_ended() { [ "$(burst_ended)" -ge "$(burst_started)" ]; }
+wait_until 20 "the burst's last run to end" all_ended
 
-started="$(grep -c '^\[default/burst\] started pid' "$SCENARIO_DIR/daemon.log" || true)"
+started="$(burst_started)"
 dropped="$(grep -c '^\[default/burst\] firing dropped: its previous run (pid [0-9]*) is still running' "$SCENARIO_DIR/daemon.log" || true)"
 runs="$(count_lines "$SCENARIO_DIR/burst.runs")"
 note "burst of 50 taps: $started started, $dropped dropped while the previous run ran, $runs ran"
@@ -88,4 +102,17 @@ note "burst of 50 taps: $started started, $dropped dropped while the previous ru
 [ "$((started + dropped))" -eq 50 ] \
   || fail "of the burst's 50 taps, $started started and $dropped were dropped as still running: $((started + dropped)), not 50"
 [ "$runs" -eq "$started" ] || fail "$started runs started but $runs ran the command"
-[ "$started" -ge 2 ] || fail "the slow command ran only $started time(s) in 6 s of taps: runs after the first finished were not started"
+
+# One more tap, after the last run ended: it must start the command again.
+before="$started"
+inject "$node" "$SCENARIO_DIR/burst-tap.evemu"
+started_again() { [ "$(burst_started)" -gt "$before" ]; }
+wait_until 10 "a tap after the burst's last run to start the command again" started_again
+kill -TERM "$player" 2>/dev/null || true
+no_children() { [ -z "$(children_of "$DAEMON_PID")" ]; }
+poll_until 15 no_children \
+  || fail "the daemon's children did not all end and get reaped (pid state name): $(children_of "$DAEMON_PID" | tr '\n' ';')"
+kill -0 "$DAEMON_PID" 2>/dev/null || fail "the daemon died"
+[ "$(count_lines "$SCENARIO_DIR/burst.runs")" -eq $((runs + 1)) ] \
+  || fail "the tap after the burst started the command but it did not run"
+[ ! -e "$SCENARIO_DIR/burst.overlaps" ] || fail "two instances of the slow command ran at once"

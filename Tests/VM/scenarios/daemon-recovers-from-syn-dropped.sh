@@ -22,7 +22,7 @@ YAML
 # --verbose: the recognizer's transitions show when the daemon has read the landing.
 daemon_start "$SCENARIO_DIR/config.yaml" --verbose
 wait_until 30 "READY=1 on the notify socket" grep -qs 'READY=1' "$SCENARIO_DIR/notify.log"
-plug_panel flooded "$VM_TESTS/scripts/flood-after-landing.touch"
+plug_panel flooded "$VM_TESTS/scripts/daemon/flood-after-landing.touch"
 player=$TOUCH_PID node=$TOUCH_DEVNODE
 record_start "$node" "$SCENARIO_DIR/witness.evemu"
 witness=$RECORD_PID

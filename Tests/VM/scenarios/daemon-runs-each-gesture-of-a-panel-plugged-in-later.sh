@@ -27,7 +27,7 @@ wait_until 30 "READY=1 on the notify socket" grep -qs 'READY=1' "$SCENARIO_DIR/n
 grep -q 'READY=1.*STATUS=0 touchscreens' "$SCENARIO_DIR/notify.log" \
   || fail "the daemon should start with no touchscreen: $(cat "$SCENARIO_DIR/notify.log")"
 
-play_panel late "$VM_TESTS/scripts/four-gestures.touch"
+play_panel late "$VM_TESTS/scripts/daemon/four-gestures.touch"
 all_ran() {
   for file in tap double-tap swipe pinch; do [ -s "$SCENARIO_DIR/$file.out" ] || return 1; done
 }

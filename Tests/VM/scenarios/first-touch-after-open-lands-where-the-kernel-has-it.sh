@@ -18,11 +18,11 @@ bindings:
   - { gesture: swipe, direction: up, name: swipe-up, run: "@VM_TESTS@/record-firing @DIR@/elsewhere.out" }
   - { gesture: swipe, direction: down, name: swipe-down, run: "@VM_TESTS@/record-firing @DIR@/elsewhere.out" }
 YAML
-"$GESTURED_TOUCH" record "$VM_TESTS/scripts/tap-still.touch" -o "$SCENARIO_DIR/tap.evemu" \
+"$GESTURED_TOUCH" record "$VM_TESTS/scripts/daemon/tap-still.touch" -o "$SCENARIO_DIR/tap.evemu" \
   || fail "gestured-touch record failed"
 
 # The panel is touched before the daemon runs.
-touch_start panel create "$VM_TESTS/scripts/tap-still.touch"
+touch_start panel create "$VM_TESTS/scripts/daemon/tap-still.touch"
 node=$TOUCH_DEVNODE
 wait_until 20 "udev to process $node" udev_ready "$node"
 inject "$node" "$SCENARIO_DIR/tap.evemu"

@@ -11,12 +11,12 @@ bindings:
   # A double tap is bound too, so a single tap waits for the multi-tap gap on a timer.
   - { gesture: tap, taps: 2, name: double-tap, run: "@VM_TESTS@/record-firing @DIR@/double-tap.out" }
 YAML
-"$GESTURED_TOUCH" record "$VM_TESTS/scripts/tap.touch" -o "$SCENARIO_DIR/tap.evemu" \
+"$GESTURED_TOUCH" record "$VM_TESTS/scripts/daemon/tap.touch" -o "$SCENARIO_DIR/tap.evemu" \
   || fail "gestured-touch record failed"
 
 daemon_start "$SCENARIO_DIR/config.yaml"
 wait_until 30 "READY=1 on the notify socket" grep -qs 'READY=1' "$SCENARIO_DIR/notify.log"
-create_panel first "$VM_TESTS/scripts/tap.touch"
+create_panel first "$VM_TESTS/scripts/daemon/tap.touch"
 first=$TOUCH_DEVNODE
 create_panel second "$VM_TESTS/scripts/single-touch-swipe.touch"
 inject "$first" "$SCENARIO_DIR/tap.evemu"

@@ -20,7 +20,7 @@ bindings:
 YAML
 # record_tap NAME X Y: NAME.evemu, tap.touch's tap moved to (X, Y).
 record_tap() {
-  sed "s/^tap at=100ms x=0.5 y=0.5 /tap at=100ms x=$2 y=$3 /" "$VM_TESTS/scripts/tap.touch" > "$SCENARIO_DIR/$1.touch"
+  sed "s/^tap at=100ms x=0.5 y=0.5 /tap at=100ms x=$2 y=$3 /" "$VM_TESTS/scripts/daemon/tap.touch" > "$SCENARIO_DIR/$1.touch"
   "$GESTURED_TOUCH" record "$SCENARIO_DIR/$1.touch" -o "$SCENARIO_DIR/$1.evemu" \
     || fail "gestured-touch record $1 failed"
 }
@@ -30,7 +30,7 @@ record_tap tap3 0.7 0.7
 
 daemon_start "$config"
 wait_until 30 "READY=1 on the notify socket" grep -qs 'READY=1' "$SCENARIO_DIR/notify.log"
-create_panel panel "$VM_TESTS/scripts/tap.touch"
+create_panel panel "$VM_TESTS/scripts/daemon/tap.touch"
 node=$TOUCH_DEVNODE
 
 inject "$node" "$SCENARIO_DIR/tap1.evemu"

@@ -31,9 +31,9 @@ YAML
 daemon_start "$SCENARIO_DIR/config.yaml"
 wait_until 30 "READY=1 on the notify socket" grep -qs 'READY=1' "$SCENARIO_DIR/notify.log"
 
-plug_panel left "$VM_TESTS/scripts/kiosk-left.touch"
+plug_panel left "$VM_TESTS/scripts/daemon/kiosk-left.touch"
 left_pid=$TOUCH_PID left_node=$TOUCH_DEVNODE
-plug_panel right "$VM_TESTS/scripts/kiosk-right.touch"
+plug_panel right "$VM_TESTS/scripts/daemon/kiosk-right.touch"
 right_pid=$TOUCH_PID right_node=$TOUCH_DEVNODE
 grep -q "^$left_node 'gestured VM Kiosk Left': profile 'left'" "$SCENARIO_DIR/daemon.log" \
   || fail "the profile matching by name did not take $left_node (the left panel)"

@@ -6,10 +6,13 @@
 source "$VM_TESTS/lib.sh"
 
 iterations=20
-# The first iterations warm up (allocator arenas, libudev and libevdev buffers, the action
-# runner's first spawns), so the 5th is the reference. Measured: see docs/testing.md.
+# The first iterations warm up (libudev and libevdev buffers, the action runner's first
+# spawns, the heap: +440, +50, +8 KiB), so the 5th is the reference. From the 5th to the
+# 20th, RSS grew by 0 to 92 KiB over five runs, in 4 to 32 KiB steps that come and stop
+# (the heap's high-water mark), not by a steady amount per plug. A leak of 9 KiB or more
+# per plug exceeds the slack within these 15 plugs.
 reference=5
-rss_slack_kib=64
+rss_slack_kib=128
 
 write_config "$SCENARIO_DIR/config.yaml" <<'YAML'
 bindings:
@@ -22,13 +25,17 @@ bindings:
   - { gesture: swipe, direction: right, fingers: 2, name: swipe-right-2, run: "@VM_TESTS@/record-firing @DIR@/decoy.out" }
 YAML
 
+# One malloc arena: after dispatchMain() the daemon's queue runs on whichever libdispatch
+# worker thread is free, and glibc gives threads arenas of their own, which makes RSS jump
+# by 32 KiB now and then. A leak grows the one arena just the same.
+export MALLOC_ARENA_MAX=1
 daemon_start "$SCENARIO_DIR/config.yaml"
 wait_until 30 "READY=1 on the notify socket" grep -qs 'READY=1' "$SCENARIO_DIR/notify.log"
 echo "iteration fds rss_kib" > "$SCENARIO_DIR/resources.txt"
 echo "start $(open_fds "$DAEMON_PID") $(rss_kib "$DAEMON_PID")" >> "$SCENARIO_DIR/resources.txt"
 
 for i in $(seq 1 "$iterations"); do
-  play_panel "unplug-$i" "$VM_TESTS/scripts/unplug-mid-gesture.touch"
+  play_panel "unplug-$i" "$VM_TESTS/scripts/daemon/unplug-mid-gesture.touch"
   kill -0 "$DAEMON_PID" 2>/dev/null || fail "the daemon died at unplug $i"
   wait_until 10 "the tap of plug $i to run its action" \
     lines_at_least "$SCENARIO_DIR/tap.out" "$i"
@@ -38,7 +45,7 @@ for i in $(seq 1 "$iterations"); do
 done
 
 # Plugged once more after the last unplug: a tap works.
-play_panel replug "$VM_TESTS/scripts/tap.touch"
+play_panel replug "$VM_TESTS/scripts/daemon/tap.touch"
 wait_until 10 "the tap after the last unplug to run its action" \
   lines_at_least "$SCENARIO_DIR/tap.out" $((iterations + 1))
 # Long enough for a long press (500 ms) from contacts wrongly kept down to fire.
