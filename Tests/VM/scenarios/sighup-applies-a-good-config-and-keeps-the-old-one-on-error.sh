@@ -3,7 +3,7 @@
 # with file:line:col, and READY=1 is sent again (after RELOADING=1) either way. One panel
 # stays plugged throughout; its taps are written into its node with evemu-play, each at
 # another place (a tap where the previous one ended is the business of
-# first-touch-after-reopen-lands-where-the-kernel-has-it).
+# first-touch-after-open-lands-where-the-kernel-has-it).
 source "$VM_TESTS/lib.sh"
 config="$SCENARIO_DIR/config.yaml"
 
