@@ -139,8 +139,9 @@ uninstall:
 format:
 	$(SWIFT) format -i -r Sources Tests Package.swift
 
+# --strict: a style finding fails the target (and CI), not only prints a warning.
 lint:
-	$(SWIFT) format lint -r Sources Tests Package.swift
+	$(SWIFT) format lint --strict -r Sources Tests Package.swift
 
 clean:
 	rm -rf $(SCRATCH)

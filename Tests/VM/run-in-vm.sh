@@ -37,8 +37,10 @@ if [ $# -eq 0 ]; then
   exit 64
 fi
 
-if [ ! -x "$venv/bin/vng" ] || [ -z "$kernel" ] || ! command -v qemu-system-x86_64 >/dev/null; then
-  echo "run-in-vm: virtme-ng, a kernel or QEMU is missing: run Tests/VM/setup.sh first" >&2
+# What the boot needs (virtme-ng, QEMU, the kernel, a static busybox), each missing piece
+# named with the command that installs it.
+if ! GESTURED_VM_VENV="$venv" GESTURED_VM_KERNEL="$kernel" "$(dirname "$0")/preflight.sh"; then
+  echo "run-in-vm: cannot boot the VM (above: what is missing)" >&2
   exit 125
 fi
 

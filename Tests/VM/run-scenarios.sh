@@ -12,7 +12,8 @@
 # give the ones `swift test` had in the same SCRATCH, or everything is compiled again),
 # GESTURED_VM_CONFIGURATION (debug or release; debug), GESTURED_BIN_DIR (use these
 # binaries instead of building), plus
-# run-in-vm.sh's GESTURED_VM_* settings. Run Tests/VM/setup.sh once before.
+# run-in-vm.sh's GESTURED_VM_* settings. Run Tests/VM/setup.sh once before (preflight.sh,
+# run first, says what is missing).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -23,6 +24,13 @@ swift="${SWIFT:-swift}"
 scratch="${SCRATCH:-.build}"
 configuration="${GESTURED_VM_CONFIGURATION:-debug}"
 started=$SECONDS
+
+# Nothing is built or prepared when the VM cannot boot: the missing pieces are named with
+# the commands that install them, instead of every scenario failing after the boot.
+if ! "$here/preflight.sh"; then
+  echo "vm: the VM cannot boot on this machine (above: what is missing); no scenario ran" >&2
+  exit 2
+fi
 
 if [ -z "${GESTURED_BIN_DIR:-}" ]; then
   echo "vm: building gestured and gestured-touch ($configuration)"

@@ -14,11 +14,14 @@ if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 apt_get() { $sudo env DEBIAN_FRONTEND=noninteractive apt-get "$@"; }
 
 # qemu-system-x86 boots the guest; linux-image-amd64 is the kernel (uinput is a module
-# there); udev and kmod run inside the guest, from the host's filesystem; evemu-tools
-# records and replays; python3-venv holds virtme-ng; python3 (the notify listener), jq
-# (JSON lines) and procps (ps, pgrep) serve the scenarios.
-APT_PACKAGES=(qemu-system-x86 linux-image-amd64 udev kmod evemu-tools python3 python3-venv
-  jq procps)
+# there); busybox-static is the one binary virtme-ng puts in its initramfs (it must be
+# statically linked; it replaces Debian's dynamic busybox where that is installed); udev
+# and kmod run inside the guest, from the host's filesystem; evemu-tools records and
+# replays; python3-venv holds virtme-ng; python3 (the notify listener), jq (JSON lines),
+# procps (ps, pgrep) and binutils (readelf, for preflight.sh's static-busybox check) serve
+# the scenarios.
+APT_PACKAGES=(qemu-system-x86 linux-image-amd64 busybox-static udev kmod evemu-tools python3
+  python3-venv jq procps binutils)
 
 missing=()
 for package in "${APT_PACKAGES[@]}"; do
@@ -46,4 +49,5 @@ fi
 for kernel in /boot/vmlinuz-*; do
   [ -r "$kernel" ] || $sudo chmod a+r "$kernel"
 done
+"$(dirname "$0")/preflight.sh"
 echo "setup: done ($(ls /boot/vmlinuz-* | tr '\n' ' '))"
