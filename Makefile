@@ -46,7 +46,7 @@ OWNER := $(shell [ "$$(id -u)" -eq 0 ] && echo "-o root -g root")
 BUILD := $(SWIFT) build --scratch-path $(SCRATCH) $(SWIFT_FLAGS)
 GESTURED := $(SCRATCH)/release/gestured
 
-.PHONY: all deps build run demo test test-unit test-vm install uninstall format lint clean
+.PHONY: all deps test-deps build run demo test test-unit test-vm install uninstall format lint clean
 
 all: build
 
@@ -80,8 +80,22 @@ demo: build
 test: test-unit test-vm
 
 # The unit tests alone, for a quick loop.
-test-unit: deps
+test-unit: deps test-deps
 	$(SWIFT) test --scratch-path $(SCRATCH) $(SWIFT_FLAGS)
+
+# What the unit tests use beyond the build: libevemu3, evemu's own reader, which the
+# generator tests read their recordings back with (they say "skipped" without it).
+TEST_APT_PACKAGES := libevemu3
+test-deps:
+	@missing=""; for package in $(TEST_APT_PACKAGES); do \
+	  [ "$$(dpkg-query -W -f='$${Status}' $$package 2>/dev/null)" = "install ok installed" ] || \
+	    missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "test-deps: installing$$missing"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	fi
 
 # The real-kernel tests (docs/testing.md): installs QEMU, a kernel, udev and virtme-ng when
 # missing, boots one VM and runs Tests/VM/scenarios/*.sh inside against the built binaries.
