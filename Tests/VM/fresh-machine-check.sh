@@ -49,6 +49,19 @@ if [ -d /etc/apt/sources.list.d ]; then
   cp -a /etc/apt/sources.list.d/. "$run/etc/apt/sources.list.d/"
   [ -n "$(ls /etc/apt/sources.list.d)" ] && : > "$run/etc/apt/sources.list"
 fi
+# The machine's own network settings, which CI's run has too (it gets the machine's
+# environment): CA certificates of its own (an egress proxy may sign with one; .ci/run's
+# ca-certificates picks them up from /usr/local/share/ca-certificates), pip's config.
+if [ -d /usr/local/share/ca-certificates ]; then
+  mkdir -p "$run/usr/local/share/ca-certificates"
+  cp -a /usr/local/share/ca-certificates/. "$run/usr/local/share/ca-certificates/"
+fi
+[ -f /etc/pip.conf ] && cp /etc/pip.conf "$run/etc/pip.conf"
+machine_environment=()
+for name in PIP_CERT PIP_DEFAULT_TIMEOUT PIP_DISABLE_PIP_VERSION_CHECK PIP_INDEX_URL PIP_FIND_LINKS \
+  SSL_CERT_FILE SSL_CERT_DIR REQUESTS_CA_BUNDLE CURL_CA_BUNDLE http_proxy https_proxy no_proxy; do
+  [ -n "${!name:-}" ] && machine_environment+=("$name=${!name}")
+done
 mkdir -p "$run/opt"
 cp -a "$toolchain" "$run/opt/"
 git clone --quiet --no-local "$repo" "$run/work/main"
@@ -61,7 +74,7 @@ mount --rbind /dev "$run/dev"
 echo "fresh-machine-check: bash .ci/run in $run (HEAD $(git -C "$repo" rev-parse --short HEAD))"
 started=$SECONDS
 set +e
-chroot "$run" /usr/bin/env -i HOME=/root CI=true TERM=dumb \
+chroot "$run" /usr/bin/env -i HOME=/root CI=true TERM=dumb "${machine_environment[@]}" \
   PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   bash -c 'cd /work/main && bash .ci/run' < /dev/null
 status=$?
