@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks, before anything is built or booted, that this machine has what a VM boot needs:
-# virtme-ng in its venv, QEMU, a readable kernel, and a statically linked busybox where
+# virtme-ng in its venv, QEMU, a readable kernel, `file`, and a statically linked busybox where
 # virtme-ng looks for one (it copies that binary alone into its initramfs, so a dynamically
 # linked busybox would not run there). Prints each missing piece with the command that
 # installs it and exits 1; prints nothing and exits 0 when all is there.
@@ -59,6 +59,10 @@ elif [ ! -f "$kernel" ]; then
   report "the kernel $kernel does not exist" "apt-get install linux-image-amd64, or unset GESTURED_VM_KERNEL"
 elif [ ! -r "$kernel" ]; then
   report "the kernel $kernel is not readable by $(id -un)" "chmod a+r $kernel, or $setup"
+fi
+# virtme-ng runs `file` on busybox (it refuses one that is not static) and on the kernel.
+if ! command -v file >/dev/null 2>&1; then
+  report "file is missing: virtme-ng runs it on busybox and on the kernel" "apt-get install file, or $setup"
 fi
 if ! busybox="$(find_busybox)"; then
   report "no busybox: virtme-ng builds its initramfs around a statically linked busybox" \

@@ -17,11 +17,12 @@ apt_get() { $sudo env DEBIAN_FRONTEND=noninteractive apt-get "$@"; }
 # there); busybox-static is the one binary virtme-ng puts in its initramfs (it must be
 # statically linked; it replaces Debian's dynamic busybox where that is installed); udev
 # and kmod run inside the guest, from the host's filesystem; evemu-tools records and
-# replays; python3-venv holds virtme-ng; python3 (the notify listener), jq (JSON lines),
-# procps (ps, pgrep) and binutils (readelf, for preflight.sh's static-busybox check) serve
-# the scenarios.
-APT_PACKAGES=(qemu-system-x86 linux-image-amd64 busybox-static udev kmod evemu-tools python3
-  python3-venv jq procps binutils)
+# replays; python3-venv holds virtme-ng, which runs `file` on busybox (it refuses one that
+# is not statically linked) and on the kernel (its version); python3 (the notify listener),
+# jq (JSON lines), procps (ps, pgrep) and binutils (readelf for preflight.sh, strings for
+# virtme-ng) serve the scenarios.
+APT_PACKAGES=(qemu-system-x86 linux-image-amd64 busybox-static file udev kmod evemu-tools
+  python3 python3-venv jq procps binutils)
 
 missing=()
 for package in "${APT_PACKAGES[@]}"; do
