@@ -1,4 +1,5 @@
 import GestureCore
+import GesturedConfig
 import Testing
 
 @testable import GesturedRuntime
@@ -11,22 +12,29 @@ func reportProfile() -> Profile {
     Region(name: "main"),
   ]
   profile.bindings = [
-    Binding(gesture: .tap, taps: 2, region: 1, run: "reload"),
-    Binding(name: "next", gesture: .swipe, direction: .left, run: "next"),
-    Binding(gesture: .pinch, direction: .out, run: "zoom"),
-    Binding(gesture: .rotate, direction: .clockwise, run: "turn"),
-    Binding(gesture: .longPress, fingers: 2, run: "menu"),
+    Binding(gesture: .tap, taps: 2, region: 1),
+    Binding(name: "next", gesture: .swipe, direction: .left),
+    Binding(gesture: .pinch, direction: .out),
+    Binding(gesture: .rotate, direction: .clockwise),
+    Binding(gesture: .longPress, fingers: 2),
   ]
-  profile.environment = ["DISPLAY": ":0"]
   return profile
+}
+
+/// What `reportProfile()`'s bindings run.
+func reportActions() -> ProfileActions {
+  ProfileActions(
+    environment: ["DISPLAY": ":0"],
+    bindings: ["reload", "next", "zoom", "turn", "menu"].map { BindingAction(run: $0) })
 }
 
 @Suite("Firing report")
 struct FiringReportTests {
   let profile = reportProfile()
+  let actions = reportActions()
 
   func line(_ event: GestureEvent) throws -> String {
-    let firing = try #require(ResolvedFiring(event: event, profile: profile))
+    let firing = try #require(ResolvedFiring(event: event, profile: profile, actions: actions))
     return FiringReport.jsonLine(file: "rec.evemu", deviceName: "ILITEK \"TP\"", firing: firing)
   }
 
@@ -99,7 +107,7 @@ struct FiringReportTests {
       time: Timestamp(microseconds: 0), binding: 0, gesture: .tap, fingers: 1,
       position: Point(x: 0, y: 0),
       region: 7)
-    #expect(ResolvedFiring(event: badBinding, profile: profile) == nil)
-    #expect(ResolvedFiring(event: badRegion, profile: profile) == nil)
+    #expect(ResolvedFiring(event: badBinding, profile: profile, actions: actions) == nil)
+    #expect(ResolvedFiring(event: badRegion, profile: profile, actions: actions) == nil)
   }
 }

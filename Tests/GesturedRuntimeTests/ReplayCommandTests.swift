@@ -28,7 +28,7 @@ struct ReplayCommandTests {
   /// A pipeline that records what it was given and fires one two-finger tap per recording at
   /// the time of its last event.
   func fakePipeline(_ calls: PipelineCalls, notes: [String] = []) -> ReplayCommand.PipelineFunction {
-    { device, events, _ in
+    { device, events, _, _ in
       calls.devices.append(device.name)
       calls.eventCounts.append(events.count)
       let tap = GestureEvent(
