@@ -91,6 +91,42 @@ struct FiringReportTests {
     )
   }
 
+  @Test func stepAndEndLinesKeepTheirKeyOrder() throws {
+    var profile = reportProfile()
+    profile.bindings += [
+      Binding(name: "scroll", gesture: .pan, fingers: 2, direction: .down, step: 10),
+      Binding(name: "zoom", gesture: .pinch, direction: .in, step: 10),
+    ]
+    var actions = reportActions()
+    actions.bindings += [BindingAction(run: "s", end: "e"), BindingAction(run: "z")]
+    func line(_ event: GestureEvent) throws -> String {
+      let firing = try #require(ResolvedFiring(event: event, profile: profile, actions: actions))
+      return FiringReport.jsonLine(file: "f", deviceName: "d", firing: firing)
+    }
+    var pan = GestureEvent(
+      time: Timestamp(microseconds: 1_500_000), binding: 5, gesture: .pan, phase: .step(2), sequence: 3,
+      fingers: 2, direction: .down, dx: -0.123456, dy: 20.00005, position: Point(x: 0.25, y: 0.5), region: nil)
+    #expect(
+      try line(pan)
+        == #"{"file":"f","time":1.500000,"device":"d","profile":"lobby","region":null,"binding":"scroll","gesture":"pan","fingers":2,"direction":"down","step":2,"dx":-0.1235,"dy":20.0001,"x":0.25,"y":0.5}"#
+    )
+    pan.phase = .end(steps: 7)
+    #expect(
+      try line(pan)
+        == #"{"file":"f","time":1.500000,"device":"d","profile":"lobby","region":null,"binding":"scroll","gesture":"pan","fingers":2,"direction":"down","end":true,"steps":7,"dx":-0.1235,"dy":20.0001,"x":0.25,"y":0.5}"#
+    )
+    let zoom = GestureEvent(
+      time: Timestamp(microseconds: 1), binding: 6, gesture: .pinch, phase: .step(1), fingers: 2, direction: .in,
+      scale: 0.9, position: Point(x: 0.5, y: 0.5), region: nil)
+    #expect(try line(zoom).contains(#""direction":"in","step":1,"scale":0.9,"x""#))
+    // The core emits an end event for every step binding; one without `end:` is not reported.
+    var zoomEnd = zoom
+    zoomEnd.phase = .end(steps: 1)
+    let unreported = try #require(ResolvedFiring(event: zoomEnd, profile: profile, actions: actions))
+    #expect(!unreported.isReported && unreported.command == nil)
+    #expect(!actions.reports(zoomEnd) && actions.reports(zoom))
+  }
+
   @Test func positionsOutsideThePanelAreClamped() throws {
     let event = GestureEvent(
       time: Timestamp(microseconds: 0), binding: 4, gesture: .longPress, fingers: 2,
