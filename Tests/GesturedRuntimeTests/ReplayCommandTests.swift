@@ -178,7 +178,7 @@ struct ReplayCommandTests {
         "\(recording): profile 'default', panel 153.56 x 86.36 mm as the user sees it (from the axis resolution)"
       ))
     // The transition trace, the daemon's --verbose lines, on stderr; stdout stays JSON.
-    #expect(stderr.contains("\(recording): 0.000000 sequence: idle → finger down → landing"))
+    #expect(stderr.contains("\(recording): 1.000000 sequence: idle → finger down → landing"))
     #expect(stderr.contains("sequence: open → last finger up → idle"))
     #expect(run.stdout.lines.allSatisfy { $0.hasPrefix("{") })
     let quiet = replay(ReplayCommand(configPath: goodConfig, recordings: [recording]))
