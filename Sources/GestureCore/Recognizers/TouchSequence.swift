@@ -7,10 +7,10 @@ struct SequenceFinger {
   var lifted = false
   /// Greatest distance in mm from `down` seen so far (slop checks).
   var maxTravel = 0.0
-  /// Greatest distance in mm from `down` while every finger of the sequence was down, and
-  /// the frame when the hand started lifting: a tap is judged on the movement before the
-  /// lift (see `TapSlopRule`).
+  /// Greatest distance in mm from `down` beyond `tap-slop` while every finger of the
+  /// sequence was down, and when it first passed the slop (see `TapSlopRule`).
   var travelAllDown = 0.0
+  var beyondSlopSince: Timestamp?
 }
 
 /// A touch sequence: from the first finger down (no other finger down) to the last finger up.
