@@ -117,6 +117,8 @@ struct StepLevel {
   /// Moves the level to follow `measure`; returns the signed number of levels moved.
   /// Bounded so that an absurd measure cannot flood the output in one frame.
   mutating func follow(_ measure: Double) -> Int {
+    // Two fingers reported at one spot give a scale of 0 (ln 0 = -inf): no level to follow.
+    guard measure.isFinite else { return 0 }
     var moved = 0
     while moved < Self.maximumPerFrame, measure >= Double(level + 1) * width {
       level += 1
