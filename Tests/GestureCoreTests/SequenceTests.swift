@@ -90,7 +90,7 @@ struct SequenceTests {
     t.up(1, at: 100)
     for event in t.events { engine.handle(event, into: &out) }
     let trace = engine.takeTrace()
-    #expect(trace.contains { $0.contains("tap: possible → fail → failed (moved 10.0 mm > 5.0 mm)") })
+    #expect(trace.contains { $0.contains("tap: possible → finger moved → failed (moved 10.0 mm > 5.0 mm)") })
     #expect(trace.contains { $0.contains("sequence: idle → finger down → landing") })
     #expect(trace.contains { $0.contains("sequence: landing → finger-landing elapsed → open") })
     #expect(trace.contains { $0.contains("sequence: open → last finger up → idle") })

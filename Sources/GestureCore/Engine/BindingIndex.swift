@@ -22,7 +22,7 @@ struct BindingIndex {
   }
 
   /// Everything one sequence (region, finger count) can fire.
-  struct Sequence {
+  struct SequenceBindings {
     /// Tap bindings by tap count.
     var taps: [Int: Int] = [:]
     var highestTaps = 1
@@ -44,12 +44,12 @@ struct BindingIndex {
     }
   }
 
-  private var sequences: [Sequence]
+  private var sequences: [SequenceBindings]
   private let maxFingers: Int
 
   init(profile: Profile, maxFingers: Int) {
     self.maxFingers = maxFingers
-    var sequences: [Sequence] = []
+    var sequences: [SequenceBindings] = []
     for regionSlot in 0...profile.regions.count {
       let region: Int? = regionSlot == 0 ? nil : regionSlot - 1
       for fingers in 1...maxFingers {
@@ -60,7 +60,7 @@ struct BindingIndex {
   }
 
   /// What a sequence of `fingers` starting in `region` can fire.
-  func sequence(region: Int?, fingers: Int) -> Sequence {
+  func sequence(region: Int?, fingers: Int) -> SequenceBindings {
     let f = min(max(fingers, 1), maxFingers)
     return sequences[((region ?? -1) + 1) * maxFingers + f - 1]
   }
@@ -71,8 +71,8 @@ struct BindingIndex {
     (1...maxFingers).contains { sequence(region: region, fingers: $0).longPress != nil }
   }
 
-  private static func sequence(_ bindings: [Binding], region: Int?, fingers: Int) -> Sequence {
-    var result = Sequence()
+  private static func sequence(_ bindings: [Binding], region: Int?, fingers: Int) -> SequenceBindings {
+    var result = SequenceBindings()
     // Region-specific bindings first, so that they win every lookup below.
     let applicable = bindings.indices.filter {
       bindings[$0].fingers == fingers && (bindings[$0].region == nil || bindings[$0].region == region)

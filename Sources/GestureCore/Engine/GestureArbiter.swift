@@ -35,7 +35,7 @@ struct GestureArbiter {
   private var sequence = TouchSequence()
   private var state = SequenceState.idle
   /// What the current sequence (region, finger count) can fire.
-  private var bound = BindingIndex.Sequence()
+  private var bound = BindingIndex.SequenceBindings()
   /// The step bindings' levels for the current sequence, pan first, then pinch, then rotate.
   private var levels: [StepLevel] = []
   private var tap = TapRecognizer()
@@ -267,7 +267,7 @@ struct GestureArbiter {
     if tracing {
       let region = sequence.region.map { profile.regions[$0].name } ?? "none"
       note(
-        "sequence \(sequence.number) began at (\(formatted(start.x * 100))%, \(formatted(start.y * 100))%) region \(region)"
+        "sequence began at (\(formatted(start.x * 100))%, \(formatted(start.y * 100))%) region \(region), #\(sequence.number)"
       )
     }
     transition(.fingerDown)

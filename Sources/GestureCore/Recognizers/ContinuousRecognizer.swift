@@ -92,7 +92,7 @@ struct ContinuousRecognizer<Measure: GestureMeasure> {
 
   mutating func fail(_ why: RecognizerFailure) -> Transition<State>? {
     switch state {
-    case .waiting, .tracking: return move(to: .failed(why), on: "fail")
+    case .waiting, .tracking: return move(to: .failed(why), on: why.event)
     case .failed, .recognized: return nil
     }
   }

@@ -31,7 +31,7 @@ struct LongPressRecognizer {
 
   mutating func fail(_ why: RecognizerFailure) -> Transition<State>? {
     guard state == .possible else { return nil }
-    return move(to: .failed(why), on: "fail")
+    return move(to: .failed(why), on: why.event)
   }
 
   /// The long-press time has passed with the sequence still down.

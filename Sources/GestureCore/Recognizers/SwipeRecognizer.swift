@@ -27,7 +27,7 @@ struct SwipeRecognizer {
 
   mutating func fail(_ why: RecognizerFailure) -> Transition<State>? {
     guard state == .possible else { return nil }
-    return move(to: .failed(why), on: "fail")
+    return move(to: .failed(why), on: why.event)
   }
 
   /// Judges the finished sequence. `displacement` is the mean finger movement in mm, user

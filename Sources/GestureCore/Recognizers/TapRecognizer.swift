@@ -33,7 +33,7 @@ struct TapRecognizer {
 
   mutating func fail(_ why: RecognizerFailure) -> Transition<State>? {
     guard state == .possible else { return nil }
-    return move(to: .failed(why), on: "fail")
+    return move(to: .failed(why), on: why.event)
   }
 
   /// The last finger lifted `duration` after the first finger down.
@@ -68,6 +68,19 @@ enum RecognizerFailure: Error, Equatable, CustomStringConvertible {
   case tooShort(millimetres: Double, needed: Double)
   case tooSlow
   case offAxis(degrees: Double)
+
+  /// What happened, as the event of a trace line.
+  var event: StaticString {
+    switch self {
+    case .moved: "finger moved"
+    case .heldTooLong: "time passed"
+    case .lifted: "finger lifted"
+    case .spoiled: "sequence spoiled"
+    case .otherGestureWon: "other gesture won"
+    case .wrongFingerCount: "finger count"
+    case .tooShort, .tooSlow, .offAxis: "measured"
+    }
+  }
 
   var description: String {
     switch self {
