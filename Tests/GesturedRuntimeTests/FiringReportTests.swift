@@ -127,6 +127,18 @@ struct FiringReportTests {
     #expect(!actions.reports(zoomEnd) && actions.reports(zoom))
   }
 
+  @Test func stepsAndEndsOfOneSequenceAndKindShareAStream() {
+    var step = GestureEvent(
+      time: Timestamp(microseconds: 0), binding: 2, gesture: .pinch, phase: .step(1), sequence: 12, fingers: 2,
+      direction: .out, position: Point(x: 0.5, y: 0.5), region: nil)
+    #expect(Daemon.stream(of: step, devnode: "/dev/input/event5") == "/dev/input/event5#12/pinch")
+    step.direction = .in
+    step.phase = .end(steps: 3)
+    #expect(Daemon.stream(of: step, devnode: "/dev/input/event5") == "/dev/input/event5#12/pinch")
+    step.phase = .oneShot
+    #expect(Daemon.stream(of: step, devnode: "/dev/input/event5") == nil)
+  }
+
   @Test func positionsOutsideThePanelAreClamped() throws {
     let event = GestureEvent(
       time: Timestamp(microseconds: 0), binding: 4, gesture: .longPress, fingers: 2,

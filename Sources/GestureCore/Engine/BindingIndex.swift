@@ -34,10 +34,6 @@ struct BindingIndex {
     /// Continuous kinds with at least one binding here.
     var continuousKinds = GestureKindSet()
 
-    func binding(swipe direction: Direction, startsNear: (Edge) -> Bool) -> Int? {
-      swipes.first { $0.direction == direction && ($0.edge.map(startsNear) ?? true) }?.binding
-    }
-
     /// Whether `kind` has a binding in `direction`.
     func isBound(_ kind: GestureKind, _ direction: Direction) -> Bool {
       continuous.contains { $0.kind == kind && $0.direction == direction }

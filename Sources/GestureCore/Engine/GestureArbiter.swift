@@ -355,9 +355,7 @@ struct GestureArbiter {
       let t = swipe.lastFingerUp(
         displacement: (dx / n, dy / n), duration: duration, geometry: geometry, thresholds: thresholds)
       trace("swipe", t)
-      if case .recognized(let direction) = swipe.state,
-        let binding = bound.binding(swipe: direction, startsNear: { isNear($0, sequence.firstDown.clamped) })
-      {
+      if case .recognized(let direction) = swipe.state, let binding = swipeBinding(direction) {
         win(.swipe, into: &output)
         fire(binding: binding, gesture: .swipe, direction: direction, into: &output)
       }
@@ -545,6 +543,17 @@ struct GestureArbiter {
         event(binding: level.binding, gesture: level.kind, phase: .end(steps: level.fired), direction: level.direction))
       levels[i].fired = 0
     }
+  }
+
+  /// The best swipe binding in `direction` (the index ranks them): an edge swipe needs the
+  /// sequence to start near its edge.
+  private func swipeBinding(_ direction: Direction) -> Int? {
+    let start = sequence.firstDown.clamped
+    for candidate in bound.swipes where candidate.direction == direction {
+      if let edge = candidate.edge, !isNear(edge, start) { continue }
+      return candidate.binding
+    }
+    return nil
   }
 
   // MARK: Geometry
