@@ -85,3 +85,85 @@ struct StepTests {
     #expect(run(t, profile([bind(.pan, .down, step: 10)])).isEmpty)
   }
 }
+
+@Suite("Steps under random touches")
+struct RandomStepTests {
+  /// Random touches of 1–3 fingers wandering over the panel, with every continuous kind
+  /// bound with steps, in a group and without: nothing traps, no input is impossible, steps
+  /// count 1, 2, … per binding and sequence, and every end reports the steps before it.
+  @Test(arguments: [false, true])
+  func stepsAndEndsStayConsistent(grouped: Bool) throws {
+    var random = StepRandom(seed: grouped ? 0xfeed : 0xbeef)
+    var bindings: [Binding] = []
+    for fingers in 1...3 {
+      for direction in [Direction.up, .down, .left, .right] {
+        bindings.append(bind(.pan, fingers: fingers, direction, step: 5))
+      }
+    }
+    bindings += [
+      bind(.pinch, .in, step: 10), bind(.pinch, .out, step: 10), bind(.rotate, .clockwise, step: 15),
+      bind(.rotate, .counterclockwise, step: 15), bind(.tap), bind(.tap, fingers: 2), bind(.longPress),
+      bind(.swipe, .up),
+    ]
+    let p = profile(bindings, simultaneous: grouped ? [.pan, .pinch, .rotate] : [])
+    var engine = try #require(DeviceEngine(device: TestPanel.device, profile: p))
+    engine.tracing = true
+    var out: [GestureEvent] = []
+    var t = Touches()
+    var ms = 0.0
+    for _ in 0..<200 {
+      let fingers = Int(random.next() % 3) + 1
+      var positions = (0..<fingers).map { _ in
+        (Double(random.next() % 180) + 10, Double(random.next() % 80) + 10)
+      }
+      // Landings and lifts in time order, some landing after finger-landing (late).
+      let landings = (0..<fingers).map { _ in Double(random.next() % 150) }.sorted()
+      for f in 0..<fingers { t.down(f + 1, positions[f].0, positions[f].1, at: ms + landings[f]) }
+      ms += 160
+      for _ in 0..<Int(random.next() % 40) {
+        ms += 10
+        for f in 0..<fingers {
+          positions[f].0 = min(195, max(5, positions[f].0 + Double(Int(random.next() % 9) - 4)))
+          positions[f].1 = min(95, max(5, positions[f].1 + Double(Int(random.next() % 9) - 4)))
+          t.move(f + 1, positions[f].0, positions[f].1, at: ms)
+        }
+      }
+      let lifts = (0..<fingers).map { _ in Double(random.next() % 40) }.sorted()
+      for f in 0..<fingers { t.up(f + 1, at: ms + 10 + lifts[f]) }
+      ms += 100
+    }
+    for event in t.events { engine.handle(event, into: &out) }
+    engine.finish(at: Timestamp(microseconds: Int64(ms * 1000) + 1_000_000), into: &out)
+    #expect(engine.impossibleInputs == 0, "\(engine.takeTrace().filter { $0.contains("impossible") }.prefix(3))")
+    var fired: [String: Int] = [:]
+    var ended = Set<String>()
+    for event in out {
+      let key = "\(event.sequence)/\(event.binding)"
+      switch event.phase {
+      case .oneShot: #expect(event.gesture.traits.stepUnit == nil || event.gesture != .pan)
+      case .step(let k):
+        #expect(!ended.contains(key), "a step after the end: \(key)")
+        #expect(k == fired[key, default: 0] + 1, "step \(k) of \(key) after \(fired[key, default: 0])")
+        fired[key] = k
+      case .end(let n):
+        #expect(n == fired[key] && ended.insert(key).inserted, "end \(n) of \(key)")
+      }
+    }
+    // Every binding that stepped has ended by the end of the recording.
+    #expect(Set(fired.keys) == ended)
+    #expect(fired.count > 10, "the random touches stepped \(fired.count) times")
+  }
+}
+
+/// SplitMix64, deterministic, so a failing random test fails the same way every run.
+private struct StepRandom {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
