@@ -207,7 +207,8 @@ public final class Daemon: @unchecked Sendable {
   private func stop() {
     logger.notice("stopping")
     notifier?.stopping()
-    for syspath in Array(devices.keys) { close(syspath) }
+    // No `end:` commands start now: the service manager is about to stop the unit's processes.
+    for syspath in Array(devices.keys) { close(syspath, runningEnds: false) }
     // Running actions are left to finish; the service manager's KillMode decides.
     exit(ExitCode.success.rawValue)
   }
@@ -307,12 +308,13 @@ public final class Daemon: @unchecked Sendable {
   }
 
   /// Closes a device: its in-flight gestures are cancelled, nothing new fires from them;
-  /// steps that were going end (their `end:` commands run).
-  private func close(_ syspath: String) {
+  /// steps that were going end (their `end:` commands run, unless `runningEnds` is false).
+  private func close(_ syspath: String, runningEnds: Bool = true) {
     guard let device = devices.removeValue(forKey: syspath) else { return }
     firings.removeAll(keepingCapacity: true)
     device.engine.cancel(at: MonotonicClock.now(), into: &firings)
-    fire(device)
+    if runningEnds { fire(device) }
+    firings.removeAll(keepingCapacity: true)
     if device.profile.grab { try? device.evdev.grab(false) }
     if let token = device.token { multiplexer.unwatch(token) }
     device.evdev.close()
