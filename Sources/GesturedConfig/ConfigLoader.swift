@@ -37,10 +37,11 @@ public enum ConfigLoader {
       return ConfigLoadResult(configuration: nil, diagnostics: document.diagnostics)
     }
     var validator = ConfigValidator(file: file)
-    let configuration = validator.configuration(root: document.root)
+    let (configuration, actions) = validator.configuration(root: document.root)
     let diagnostics = ordered(document.diagnostics + validator.diagnostics)
     let hasError = diagnostics.contains { $0.severity == .error }
-    return ConfigLoadResult(configuration: hasError ? nil : configuration, diagnostics: diagnostics)
+    return ConfigLoadResult(
+      configuration: hasError ? nil : configuration, actions: actions, diagnostics: diagnostics)
   }
 
   /// Reads and parses a config file; an unreadable file is one error at FILE:1:1.

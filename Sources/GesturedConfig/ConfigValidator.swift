@@ -21,9 +21,8 @@ struct ConfigValidator {
   static let regionKeys = ["name", "area"]
   static let areaKeys = ["x", "y", "width", "height"]
   static let bindingKeys = [
-    "gesture", "taps", "fingers", "direction", "edge", "region", "run", "name", "timeout",
-    "cooldown",
-    "environment", "user",
+    "gesture", "taps", "fingers", "direction", "edge", "region", "step", "run", "end", "name",
+    "timeout", "cooldown", "environment", "user",
   ]
 
   /// Most taps a binding may ask for; more is a typo, and recognizers may size storage by it.
@@ -35,20 +34,21 @@ struct ConfigValidator {
 
   // MARK: Top level
 
-  mutating func configuration(root: YAMLNode?) -> Configuration {
+  /// What to recognize, and what each profile's bindings run (parallel to its profiles).
+  mutating func configuration(root: YAMLNode?) -> (Configuration, [ProfileActions]) {
     guard let root else {
       reader.warning(
         at: reader.location(line: 1, column: 1),
         "the config is empty: no bindings, so nothing runs",
         hint: "add a 'bindings:' list")
-      return Configuration()
+      return (Configuration(), [ProfileActions()])
     }
     let top = Value(name: "the top level", key: nil, node: root)
     let fields = reader.fields(top, allowed: Self.topLevelKeys) { name in
       Self.deviceKeys.contains(name)
         ? "'\(name)' is a per-device setting: put it in an entry under 'devices:'" : nil
     }
-    guard let fields else { return Configuration() }
+    guard let fields else { return (Configuration(), [ProfileActions()]) }
 
     var global = Thresholds()
     if let value = fields["thresholds"] { global = thresholds(value, base: global) }
@@ -56,15 +56,17 @@ struct ConfigValidator {
     guard let devicesValue = fields["devices"] else {
       // The shorthand: top-level regions and bindings form the one default profile.
       var profile = Profile()
+      var actions = ProfileActions()
       profile.thresholds = global
       profile.location = reader.location(of: root)
-      fillRegionsAndBindings(&profile, regions: fields["regions"], bindings: fields["bindings"])
+      fillRegionsAndBindings(
+        &profile, &actions, regions: fields["regions"], bindings: fields["bindings"])
       if profile.bindings.isEmpty && !hasError {
         reader.warning(
           at: reader.location(of: root), "the config has no bindings, so nothing runs",
           hint: "add a 'bindings:' list")
       }
-      return Configuration(profiles: [profile])
+      return (Configuration(profiles: [profile]), [actions])
     }
 
     for name in ["regions", "bindings"] {
@@ -78,9 +80,12 @@ struct ConfigValidator {
     if fields["regions"] != nil || fields["bindings"] != nil {
       // Still checked, so their own mistakes are reported in the same run.
       var ignored = Profile()
-      fillRegionsAndBindings(&ignored, regions: fields["regions"], bindings: fields["bindings"])
+      var ignoredActions = ProfileActions()
+      fillRegionsAndBindings(
+        &ignored, &ignoredActions, regions: fields["regions"], bindings: fields["bindings"])
     }
-    return Configuration(profiles: devices(devicesValue, global: global))
+    let entries = devices(devicesValue, global: global)
+    return (Configuration(profiles: entries.map(\.profile)), entries.map(\.actions))
   }
 
   private var hasError: Bool { reader.diagnostics.contains { $0.severity == .error } }
@@ -150,14 +155,16 @@ struct ConfigValidator {
 
   // MARK: Devices
 
-  private mutating func devices(_ value: Value, global: Thresholds) -> [Profile] {
+  private mutating func devices(_ value: Value, global: Thresholds) -> [(
+    profile: Profile, actions: ProfileActions
+  )] {
     guard let items = reader.list(value, itemName: "device entry") else { return [] }
     if items.isEmpty {
       reader.warning(
         at: reader.location(of: value), "'devices' is empty, so every touchscreen is ignored",
         hint: "add an entry; one without 'match' applies to every touchscreen")
     }
-    var profiles: [Profile] = []
+    var profiles: [(profile: Profile, actions: ProfileActions)] = []
     var firstDefault: Profile? = nil
     var namesSeen: [String: SourceLocation] = [:]
     var matchesSeen: [(match: DeviceMatch, profile: Profile)] = []
@@ -211,13 +218,14 @@ struct ConfigValidator {
           at: here, "profile '\(profile.name)' has no bindings, so its touchscreens fire nothing",
           hint: "add 'bindings:' to the entry")
       }
-      profiles.append(profile)
+      profiles.append((profile, parsed.actions))
     }
     return profiles
   }
 
   private struct ParsedProfile {
     var profile: Profile
+    var actions = ProfileActions()
     /// Where the `name:` value is, for duplicate-name errors.
     var nameValue: Value?
     /// False when `match:` was given but broken: then the entry is neither default nor matched.
@@ -257,17 +265,24 @@ struct ConfigValidator {
     if let value = fields["size"] { profile.size = panelSize(value) }
     if let value = fields["calibration"] { profile.calibration = calibration(value) }
     profile.thresholds = fields["thresholds"].map { thresholds($0, base: global) } ?? global
-    if let value = fields["simultaneous"] { profile.pinchWithRotate = simultaneous(value) }
+    let group = fields["simultaneous"].flatMap { simultaneous($0) }
     let errorsBefore = errorCount
-    fillRegionsAndBindings(&profile, regions: fields["regions"], bindings: fields["bindings"])
+    var actions = ProfileActions()
+    fillRegionsAndBindings(
+      &profile, &actions, regions: fields["regions"], bindings: fields["bindings"])
     parsed.bindingsAreValid = errorCount == errorsBefore
+    if let group {
+      profile.simultaneous = group.kinds
+      warnAboutGroup(group, bindings: profile.bindings)
+    }
     if let value = fields["grab"], let grab = reader.bool(value) { profile.grab = grab }
     if let value = fields["environment"], let environment = environment(value) {
-      profile.environment = environment
+      actions.environment = environment
     }
-    if let value = fields["user"], let user = reader.string(value) { profile.user = user }
+    if let value = fields["user"], let user = reader.string(value) { actions.user = user }
 
     parsed.profile = profile
+    parsed.actions = actions
     return parsed
   }
 
@@ -350,35 +365,79 @@ struct ConfigValidator {
     return numbers
   }
 
-  /// Only pinch and rotate can fire together: any other pair would need one gesture's
-  /// fingers to mean two things at once.
-  private mutating func simultaneous(_ value: Value) -> Bool {
-    guard let groups = reader.list(value, itemName: "simultaneous group") else { return false }
+  /// The gestures that may step in one sequence: one group of two or three continuous
+  /// kinds. Tap, long press and swipe are refused with the kind table's reason.
+  private mutating func simultaneous(_ value: Value) -> (kinds: GestureKindSet, value: Value)? {
+    guard let groups = reader.list(value, itemName: "simultaneous group") else { return nil }
+    let continuous = GestureKind.continuous.map(\.rawValue).joined(separator: ", ")
     if !groups.isEmpty,
       groups.allSatisfy({ if case .scalar = $0.node.content { true } else { false } })
     {
       // `[pinch, rotate]`: one level of brackets short.
       reader.error(
         value, "'simultaneous' is a list of groups, each a list of gestures",
-        hint: "write simultaneous: [[pinch, rotate]]")
-      return false
+        hint: "write e.g. simultaneous: [[pan, pinch, rotate]]")
+      return nil
     }
-    var pinchWithRotate = false
-    for group in groups {
-      guard let members = reader.list(group, itemName: "gesture") else { continue }
-      let gestures = members.compactMap {
-        reader.word($0, among: GestureKind.allCases, what: "a gesture")
+    if groups.count > 1 {
+      reader.error(
+        groups[1], "'simultaneous' takes one group per device entry",
+        hint: "put every gesture that may share a sequence in one group, e.g. [[pan, pinch, rotate]]")
+      return nil
+    }
+    guard let group = groups.first,
+      let members = reader.list(group, itemName: "gesture")
+    else { return nil }
+    var kinds = GestureKindSet()
+    var valid = true
+    for member in members {
+      guard let kind = reader.word(member, among: GestureKind.allCases, what: "a gesture") else {
+        valid = false
+        continue
       }
-      guard gestures.count == members.count else { continue }
-      if gestures.count == 2 && Set(gestures) == [.pinch, .rotate] {
-        pinchWithRotate = true
-      } else {
+      if let why = kind.traits.groupRefusal {
         reader.error(
-          group, "only pinch and rotate can be grouped in 'simultaneous'",
-          hint: "write simultaneous: [[pinch, rotate]]")
+          member, "\(kind.rawValue) cannot be in a 'simultaneous' group: \(why)",
+          hint: "a group holds two or three of \(continuous)")
+        valid = false
+      } else if kinds.contains(kind) {
+        reader.error(member, "\(kind.rawValue) is in the group twice")
+        valid = false
+      } else {
+        kinds.insert(kind)
       }
     }
-    return pinchWithRotate
+    guard valid else { return nil }
+    guard kinds.count >= 2 else {
+      reader.error(
+        group, "a 'simultaneous' group needs two or three gestures",
+        hint: "a group holds two or three of \(continuous), e.g. [[pinch, rotate]]")
+      return nil
+    }
+    return (kinds, group)
+  }
+
+  /// Warns when no finger count lets two members of the group share a sequence (a
+  /// one-finger pan with a pinch, which takes two).
+  private mutating func warnAboutGroup(
+    _ group: (kinds: GestureKindSet, value: Value), bindings: [Binding]
+  ) {
+    var fingers: [GestureKind: Set<Int>] = [:]
+    for binding in bindings where group.kinds.contains(binding.gesture) {
+      fingers[binding.gesture, default: []].insert(binding.fingers)
+    }
+    let members = group.kinds.kinds.filter { fingers[$0] != nil }
+    for (i, a) in members.enumerated() {
+      for b in members[(i + 1)...] where fingers[a, default: []].isDisjoint(with: fingers[b, default: []]) {
+        let counts: (GestureKind) -> String = { kind in
+          fingers[kind, default: []].sorted().map(String.init).joined(separator: " or ")
+        }
+        reader.warning(
+          at: reader.location(of: group.value),
+          "\(a.rawValue) and \(b.rawValue) can never share a sequence: their bindings take \(counts(a)) and \(counts(b)) fingers",
+          hint: "give the \(a.rawValue) bindings 'fingers: \(counts(b))', or drop one from the group")
+      }
+    }
   }
 
   private mutating func environment(_ value: Value) -> [String: String]? {
@@ -391,10 +450,14 @@ struct ConfigValidator {
   // MARK: Regions
 
   private mutating func fillRegionsAndBindings(
-    _ profile: inout Profile, regions: Value?, bindings: Value?
+    _ profile: inout Profile, _ actions: inout ProfileActions, regions: Value?, bindings: Value?
   ) {
     if let regions { profile.regions = self.regions(regions) }
-    if let bindings { profile.bindings = self.bindings(bindings, regions: profile.regions) }
+    if let bindings {
+      let parsed = self.bindings(bindings, regions: profile.regions)
+      profile.bindings = parsed.map(\.binding)
+      actions.bindings = parsed.map(\.action)
+    }
   }
 
   private mutating func regions(_ value: Value) -> [Region] {
@@ -502,13 +565,15 @@ struct ConfigValidator {
     var region: Int?
   }
 
-  private mutating func bindings(_ value: Value, regions: [Region]) -> [Binding] {
+  private mutating func bindings(_ value: Value, regions: [Region]) -> [(
+    binding: Binding, action: BindingAction
+  )] {
     guard let items = reader.list(value, itemName: "binding") else { return [] }
-    var bindings: [Binding] = []
+    var bindings: [(binding: Binding, action: BindingAction)] = []
     var triggers: [Trigger: Int] = [:]
     var names: [String: Int] = [:]
     for item in items {
-      guard let binding = binding(item, regions: regions) else { continue }
+      guard let (binding, action) = binding(item, regions: regions) else { continue }
       let trigger = Trigger(
         gesture: binding.gesture, taps: binding.taps, fingers: binding.fingers,
         direction: binding.direction,
@@ -517,7 +582,9 @@ struct ConfigValidator {
         reader.error(
           item,
           "this binding repeats the one at line \(line): same gesture, taps, fingers, direction, edge and region",
-          hint: "only one command can run per gesture; remove one or change what tells them apart")
+          hint:
+            "only one command can run per gesture (a step binding and a one-shot one count alike); remove one or change what tells them apart"
+        )
         continue
       }
       triggers[trigger] = item.line
@@ -531,12 +598,12 @@ struct ConfigValidator {
         }
         names[name] = item.line
       }
-      bindings.append(binding)
+      bindings.append((binding, action))
     }
     return bindings
   }
 
-  private mutating func binding(_ item: Value, regions: [Region]) -> Binding? {
+  private mutating func binding(_ item: Value, regions: [Region]) -> (Binding, BindingAction)? {
     guard let fields = reader.fields(item, allowed: Self.bindingKeys, emptyIsFine: false) else {
       return nil
     }
@@ -547,7 +614,8 @@ struct ConfigValidator {
       gesture = reader.word(value, among: GestureKind.allCases, what: "a gesture")
     } else {
       reader.error(
-        item, "a binding needs a 'gesture'", hint: "one of tap, long-press, swipe, pinch, rotate")
+        item, "a binding needs a 'gesture'",
+        hint: "one of \(GestureKind.allCases.map(\.rawValue).joined(separator: ", "))")
     }
 
     var run: String? = nil
@@ -560,7 +628,7 @@ struct ConfigValidator {
 
     var taps = 1
     if let value = fields["taps"], let number = reader.integer(value) {
-      if let gesture, gesture != .tap {
+      if let gesture, !gesture.traits.takesTaps {
         reader.error(
           value, "'taps' applies only to tap, not to \(gesture.rawValue)", hint: "remove 'taps'")
       } else if number < 1 || number > Self.maximumTaps {
@@ -572,16 +640,16 @@ struct ConfigValidator {
       }
     }
 
-    let twoFingerGesture = gesture == .pinch || gesture == .rotate
     var fingers: Int? = nil
     if let value = fields["fingers"], let number = reader.integer(value) {
+      let allowed = gesture?.traits.fingers ?? GestureTraits.anyFingers
       if number < 1 || number > Self.maximumFingers {
         reader.error(
           value, "'fingers' must be 1 to \(Self.maximumFingers), not \(number)",
           hint: "gestured follows up to \(Self.maximumFingers) fingers")
-      } else if let gesture, twoFingerGesture, number != 2 {
+      } else if let gesture, !allowed.contains(number) {
         reader.error(
-          value, "'fingers' must be 2 for \(gesture.rawValue)",
+          value, "'fingers' must be \(allowed.lowerBound) for \(gesture.rawValue)",
           hint: "pinch and rotate use exactly 2 fingers")
       } else {
         fingers = number
@@ -592,7 +660,7 @@ struct ConfigValidator {
 
     var edge: Edge? = nil
     if let value = fields["edge"] {
-      if let gesture, gesture != .swipe {
+      if let gesture, !gesture.traits.takesEdge {
         reader.error(
           value, "'edge' applies only to swipe, not to \(gesture.rawValue)", hint: "remove 'edge'")
       } else {
@@ -622,6 +690,22 @@ struct ConfigValidator {
       }
     }
 
+    let step = self.step(fields["step"], gesture: gesture, item: item)
+    var end: String? = nil
+    if let value = fields["end"] {
+      if let gesture, gesture.traits.stepUnit == nil {
+        reader.error(
+          value, "'end' applies only to step bindings, not to \(gesture.rawValue)",
+          hint: "remove 'end'")
+      } else if fields["step"] == nil {
+        reader.error(
+          value, "'end' needs 'step': it runs when a step binding's steps end",
+          hint: "add a 'step:', or remove 'end'")
+      } else {
+        end = reader.string(value)
+      }
+    }
+
     var name: String? = nil
     if let value = fields["name"] { name = reader.string(value) }
     let timeout = fields["timeout"].flatMap { reader.duration($0) }
@@ -632,34 +716,31 @@ struct ConfigValidator {
     guard errorCount == errorsBefore, let gesture, let run else { return nil }
     var binding = Binding(
       name: name, gesture: gesture, taps: taps, fingers: fingers, direction: direction, edge: edge,
-      region: region, run: run)
-    if let timeout { binding.timeout = timeout }
-    if let cooldown { binding.cooldown = cooldown }
-    if let environment { binding.environment = environment }
-    binding.user = user
+      region: region, step: step)
     binding.location = reader.location(of: item)
-    return binding
+    var action = BindingAction(run: run, end: end)
+    if let timeout { action.timeout = timeout }
+    if let cooldown { action.cooldown = cooldown }
+    if let environment { action.environment = environment }
+    action.user = user
+    return (binding, action)
   }
 
-  /// Swipes, pinches and rotations need a direction of their own kind; taps and long
-  /// presses take none.
+  /// Swipes, pans, pinches and rotations need a direction of their own kind (the kind
+  /// table's); taps and long presses take none.
   private mutating func bindingDirection(_ value: Value?, gesture: GestureKind?, item: Value)
     -> Direction?
   {
     guard let gesture else {
       return value.flatMap { reader.word($0, among: Direction.allCases, what: "a direction") }
     }
-    let allowed: [Direction]
-    switch gesture {
-    case .tap, .longPress:
+    let allowed = gesture.traits.directions
+    if allowed.isEmpty {
       if let value {
         reader.error(
           value, "'direction' does not apply to \(gesture.rawValue)", hint: "remove 'direction'")
       }
       return nil
-    case .swipe: allowed = [.up, .down, .left, .right]
-    case .pinch: allowed = [.in, .out]
-    case .rotate: allowed = [.clockwise, .counterclockwise]
     }
     let names = allowed.map(\.rawValue).joined(separator: ", ")
     guard let value else {
@@ -674,6 +755,98 @@ struct ConfigValidator {
       ?? "one of \(names)"
     reader.error(value, "'\(text)' is not a \(gesture.rawValue) direction", hint: hint)
     return nil
+  }
+
+  /// `step:` in the unit of the gesture's kind (`10%` for pinch, `15deg` for rotate, `10mm`
+  /// or `1cm` for pan), in that unit's range. Pan requires one.
+  private mutating func step(_ value: Value?, gesture: GestureKind?, item: Value) -> Double? {
+    guard let gesture else { return nil }
+    guard let unit = gesture.traits.stepUnit else {
+      if let value {
+        let kinds = GestureKind.continuous.map(\.rawValue).joined(separator: ", ")
+        reader.error(
+          value, "'step' applies only to \(kinds), not to \(gesture.rawValue)", hint: "remove 'step'")
+      }
+      return nil
+    }
+    let example = Self.stepExample(unit)
+    guard let value else {
+      if gesture.traits.stepRequired {
+        reader.error(
+          item, "a \(gesture.rawValue) binding needs a 'step'",
+          hint: "how far the fingers move per step, e.g. step: \(example)")
+      }
+      return nil
+    }
+    guard let text = reader.string(value) else { return nil }
+    let (number, suffix) = Units.split(text)
+    guard DecimalText(number) != nil, let magnitude = Double(number), magnitude.isFinite else {
+      reader.error(value, "'step': '\(text)' is not \(Self.stepNoun(unit))", hint: "write e.g. \(example)")
+      return nil
+    }
+    let written: (StepUnit, Double)?
+    switch suffix {
+    case "%": written = (.percent, magnitude)
+    case "deg", "°": written = (.degrees, magnitude)
+    case "mm": written = (.millimetres, magnitude)
+    case "cm": written = (.millimetres, magnitude * 10)
+    case "":
+      reader.error(value, "'step': '\(text)' needs a unit", hint: "write e.g. \(example)")
+      return nil
+    default: written = nil
+    }
+    guard let (writtenUnit, amount) = written else {
+      reader.error(
+        value, "'step': '\(text)' has an unknown unit '\(suffix)'",
+        hint: "a \(gesture.rawValue) step is \(Self.stepNoun(unit)), e.g. \(example)")
+      return nil
+    }
+    guard writtenUnit == unit else {
+      reader.error(
+        value,
+        "'step: \(text)' is \(Self.stepNoun(writtenUnit)), but a \(gesture.rawValue) step is \(Self.stepNoun(unit))",
+        hint: "write e.g. step: \(example)")
+      return nil
+    }
+    guard unit.accepts(amount) else {
+      let range = unit.range
+      let symbol = Self.stepSymbol(unit)
+      let upper = range.upperIsExclusive ? "less than" : "at most"
+      reader.error(
+        value,
+        "'step' must be more than \(Self.plain(range.lowerBound))\(symbol) and \(upper) \(Self.plain(range.upperBound))\(symbol), not \(text)",
+        hint: "e.g. step: \(example)")
+      return nil
+    }
+    return amount
+  }
+
+  private static func stepExample(_ unit: StepUnit) -> String {
+    switch unit {
+    case .percent: "10%"
+    case .degrees: "15deg"
+    case .millimetres: "10mm"
+    }
+  }
+
+  private static func stepNoun(_ unit: StepUnit) -> String {
+    switch unit {
+    case .percent: "a percentage"
+    case .degrees: "an angle"
+    case .millimetres: "a distance"
+    }
+  }
+
+  private static func stepSymbol(_ unit: StepUnit) -> String {
+    switch unit {
+    case .percent: "%"
+    case .degrees: "deg"
+    case .millimetres: "mm"
+    }
+  }
+
+  private static func plain(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
   }
 
   private static func leavesPanel(from edge: Edge, moving direction: Direction) -> Bool {

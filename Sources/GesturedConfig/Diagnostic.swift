@@ -33,12 +33,15 @@ public struct Diagnostic: Sendable, CustomStringConvertible {
 /// The outcome of reading a config: a configuration when there is no error, and every
 /// diagnostic found, ordered by position.
 public struct ConfigLoadResult: Sendable {
-  /// nil exactly when `diagnostics` holds an error.
+  /// What to recognize; nil exactly when `diagnostics` holds an error.
   public var configuration: Configuration?
+  /// What each profile's bindings run, parallel to `configuration.profiles` (empty with it).
+  public var actions: [ProfileActions]
   public var diagnostics: [Diagnostic]
 
-  public init(configuration: Configuration?, diagnostics: [Diagnostic]) {
+  public init(configuration: Configuration?, actions: [ProfileActions] = [], diagnostics: [Diagnostic]) {
     self.configuration = configuration
+    self.actions = configuration == nil ? [] : actions
     self.diagnostics = diagnostics
   }
 

@@ -28,6 +28,8 @@ public struct CheckCommand: Hashable, Sendable {
 enum ConfigStep {
   struct Loaded {
     var configuration: Configuration
+    /// Parallel to `configuration.profiles`.
+    var actions: [ProfileActions]
     var warnings: Int
   }
 
@@ -48,7 +50,8 @@ enum ConfigStep {
       errors.write("\(path): \(counted(count, "error"))\n")
       return .failure(.badConfig)
     }
-    return .success(Loaded(configuration: configuration, warnings: result.warnings.count))
+    return .success(
+      Loaded(configuration: configuration, actions: result.actions, warnings: result.warnings.count))
   }
 }
 

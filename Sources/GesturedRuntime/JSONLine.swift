@@ -28,6 +28,11 @@ public struct JSONLine: Sendable {
     text += String(value)
   }
 
+  public mutating func add(_ key: String, _ value: Bool) {
+    addKey(key)
+    text += value ? "true" : "false"
+  }
+
   /// A number rounded to four decimals (see `DecimalText.fourDecimals`); `null` if it is
   /// not finite or too large to write exactly.
   public mutating func add(_ key: String, rounded value: Double) {

@@ -14,7 +14,8 @@ public struct ReplayCommand: Sendable {
   public var devicePath: String?
   /// Run each firing's `run:` and wait for it before going on.
   public var runActions: Bool
-  /// Say on stderr which device, protocol, profile and panel size each recording ran with.
+  /// Say on stderr which device, protocol, profile and panel size each recording ran with,
+  /// and the recognizers' transition trace (the daemon's --verbose lines).
   public var verbose: Bool
   /// In the order given; `file` in the output is the path as given.
   public var recordings: [String]
@@ -24,15 +25,16 @@ public struct ReplayCommand: Sendable {
     var profile: Int?
     var firings: [GestureEvent]
     var notes: [String]
+    var trace: [String] = []
   }
 
   /// The pipeline. Tests put a fake here to drive the output and action code with firings of
-  /// their own choosing.
-  typealias PipelineFunction = @Sendable (DeviceDescription, [RawEvent], Configuration) -> Outcome
+  /// their own choosing. The last argument asks for the trace.
+  typealias PipelineFunction = @Sendable (DeviceDescription, [RawEvent], Configuration, Bool) -> Outcome
 
   var replay: PipelineFunction = {
-    let result = Replay.run(device: $0, events: $1, configuration: $2)
-    return Outcome(profile: result.profile, firings: result.firings, notes: result.notes)
+    let result = Replay.run(device: $0, events: $1, configuration: $2, tracing: $3)
+    return Outcome(profile: result.profile, firings: result.firings, notes: result.notes, trace: result.trace)
   }
 
   public init(
@@ -50,9 +52,12 @@ public struct ReplayCommand: Sendable {
   /// go to `errors`.
   public func run(output: some OutputSink, errors: some OutputSink) -> ExitCode {
     let configuration: Configuration
+    let actions: [ProfileActions]
     switch ConfigStep.load(path: configPath, errors: errors) {
     case .failure(let code): return code
-    case .success(let loaded): configuration = loaded.configuration
+    case .success(let loaded):
+      configuration = loaded.configuration
+      actions = loaded.actions
     }
 
     var givenDevice: DeviceDescription?
@@ -96,42 +101,48 @@ public struct ReplayCommand: Sendable {
 
     for (file, device, events) in prepared {
       run(
-        file: file, device: device, events: events, configuration: configuration, output: output,
-        errors: errors)
+        file: file, device: device, events: events, configuration: configuration, actions: actions,
+        output: output, errors: errors)
     }
     return .success
   }
 
   private func run(
     file: String, device: DeviceDescription, events: [RawEvent], configuration: Configuration,
-    output: some OutputSink, errors: some OutputSink
+    actions: [ProfileActions], output: some OutputSink, errors: some OutputSink
   ) {
     if verbose {
       errors.write("\(file): device '\(device.name)' \(Self.ids(device)), \(events.count) events\n")
     }
-    let result = replay(device, events, configuration)
+    let result = replay(device, events, configuration, verbose)
     for note in result.notes { errors.write("\(file): \(note)\n") }
+    for line in result.trace { errors.write("\(file): \(line)\n") }
     guard let profileIndex = result.profile, configuration.profiles.indices.contains(profileIndex)
     else {
       if verbose { errors.write("\(file): \(counted(result.firings.count, "firing"))\n") }
       return
     }
     let profile = configuration.profiles[profileIndex]
+    let profileActions = actions.indices.contains(profileIndex) ? actions[profileIndex] : ProfileActions()
     if verbose { errors.write("\(file): \(Self.describe(profile: profile, device: device))\n") }
 
+    var printed = 0
     for event in result.firings {
-      guard let firing = ResolvedFiring(event: event, profile: profile) else {
+      guard let firing = ResolvedFiring(event: event, profile: profile, actions: profileActions) else {
         errors.write(
           "\(file): internal error: a firing names binding \(event.binding) or region"
             + " \(event.region.map(String.init) ?? "none"), which profile '\(profile.name)' does not have; skipped\n"
         )
         continue
       }
+      // End events of bindings without `end:` are neither printed nor run.
+      guard firing.isReported else { continue }
+      printed += 1
       output.write(
         FiringReport.jsonLine(file: file, deviceName: device.name, firing: firing) + "\n")
       if runActions { runAction(of: firing, file: file, device: device, errors: errors) }
     }
-    if verbose { errors.write("\(file): \(counted(result.firings.count, "firing"))\n") }
+    if verbose { errors.write("\(file): \(counted(printed, "firing"))\n") }
   }
 
   /// Runs the binding's command and waits, so that firings and their actions stay in order.
@@ -139,8 +150,7 @@ public struct ReplayCommand: Sendable {
   private func runAction(
     of firing: ResolvedFiring, file: String, device: DeviceDescription, errors: some OutputSink
   ) {
-    let command = firing.binding.run
-    guard !command.isEmpty else { return }
+    guard let command = firing.command, !command.isEmpty else { return }
     let environment = ActionEnvironment(
       firing: firing, deviceName: device.name, devnode: file, path: ActionEnvironment.currentPath())
     let label = "\(file): action of '\(firing.bindingName)' at \(firing.event.time)"

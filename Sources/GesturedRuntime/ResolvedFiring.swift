@@ -1,13 +1,15 @@
 import GestureCore
+import GesturedConfig
 
 /// A firing with the names it refers to looked up in its profile, checked once, so that the
 /// JSON report, the action's environment and logs never index the profile blindly.
 public struct ResolvedFiring: Sendable {
   public var event: GestureEvent
   public var profileName: String
-  /// The profile's `environment:`; the binding's own comes with `binding`.
+  /// The profile's `environment:` and `user:`; the binding's own come with `action`.
   public var profileEnvironment: [String: String]
-  public var binding: Binding
+  public var profileUser: String?
+  public var action: BindingAction
   /// The binding's name, else e.g. `tap@corner` (`Profile.displayName(ofBinding:)`).
   public var bindingName: String
   /// nil when no region contains the start.
@@ -15,8 +17,9 @@ public struct ResolvedFiring: Sendable {
 
   /// nil when the event names a binding or region the profile does not have (an engine bug;
   /// callers report it rather than trap).
-  public init?(event: GestureEvent, profile: Profile) {
-    guard profile.bindings.indices.contains(event.binding) else { return nil }
+  public init?(event: GestureEvent, profile: Profile, actions: ProfileActions) {
+    guard profile.bindings.indices.contains(event.binding), let action = actions.action(ofBinding: event.binding)
+    else { return nil }
     if let region = event.region {
       guard profile.regions.indices.contains(region) else { return nil }
       regionName = profile.regions[region].name
@@ -27,38 +30,56 @@ public struct ResolvedFiring: Sendable {
       return nil
     }
     self.event = event
+    self.action = action
     profileName = profile.name
-    profileEnvironment = profile.environment
-    binding = profile.bindings[event.binding]
+    profileEnvironment = actions.environment
+    profileUser = actions.user
     bindingName = profile.displayName(ofBinding: event.binding)
   }
+
+  /// What runs: the binding's `run` for one-shot firings and steps, its `end` for an end
+  /// event (nil when it has none: such end events are neither run nor reported).
+  public var command: String? {
+    if case .end = event.phase { return action.end }
+    return action.run
+  }
+
+  /// Whether replay and monitor print it: end events only for bindings with `end:`.
+  public var isReported: Bool { command != nil }
+
+  /// The user the command runs as.
+  public var user: String? { action.user ?? profileUser }
 
   /// The first finger's down position, pulled into 0...1.
   public var position: Point { event.position.clamped }
 
-  /// Swipes, pinches and rotations report a direction; taps and long presses do not.
-  public var reportedDirection: Direction? {
-    switch event.gesture {
-    case .swipe, .pinch, .rotate: event.direction
-    case .tap, .longPress: nil
-    }
-  }
+  private func reports(_ field: PayloadField) -> Bool { event.gesture.traits.payload.contains(field) }
+
+  /// Swipes, pans, pinches and rotations report a direction; taps and long presses do not.
+  public var reportedDirection: Direction? { reports(.direction) ? event.direction : nil }
 
   /// The number of taps, for taps only.
-  public var reportedTaps: Int? { event.gesture == .tap ? event.taps : nil }
+  public var reportedTaps: Int? { reports(.taps) ? event.taps : nil }
 
   /// The pinch's scale, for pinches only.
-  public var reportedScale: Double? { event.gesture == .pinch ? event.scale : nil }
+  public var reportedScale: Double? { reports(.scale) ? event.scale : nil }
 
   /// Degrees turned, positive clockwise, for rotations only.
-  public var reportedAngle: Double? { event.gesture == .rotate ? event.angle : nil }
+  public var reportedAngle: Double? { reports(.angle) ? event.angle : nil }
+
+  /// The pan's offset in mm, right and down positive, for pans only.
+  public var reportedOffset: (dx: Double, dy: Double)? {
+    guard reports(.offset), let dx = event.dx, let dy = event.dy else { return nil }
+    return (dx, dy)
+  }
 }
 
-/// The line replay prints for a firing.
+/// The line replay and monitor print for a firing.
 public enum FiringReport {
   /// One JSON object: `file`, `time`, `device`, `profile`, `region`, `binding`, `gesture`,
-  /// `fingers`, then `taps` (taps), `direction` (swipe, pinch, rotate), `scale` (pinch),
-  /// `angle` (rotate), then `x`, `y`. Without a trailing newline.
+  /// `fingers`, then `taps` (taps), `direction` (swipe, pan, pinch, rotate), `step` (steps)
+  /// or `end: true, steps` (end lines), `scale` (pinch), `angle` (rotate), `dx, dy` (pan),
+  /// then `x`, `y`. Without a trailing newline.
   public static func jsonLine(file: String, deviceName: String, firing: ResolvedFiring) -> String {
     let event = firing.event
     var json = JSONLine()
@@ -72,8 +93,19 @@ public enum FiringReport {
     json.add("fingers", event.fingers)
     if let taps = firing.reportedTaps { json.add("taps", taps) }
     if let direction = firing.reportedDirection { json.add("direction", direction.rawValue) }
+    switch event.phase {
+    case .oneShot: break
+    case .step(let k): json.add("step", k)
+    case .end(let n):
+      json.add("end", true)
+      json.add("steps", n)
+    }
     if let scale = firing.reportedScale { json.add("scale", rounded: scale) }
     if let angle = firing.reportedAngle { json.add("angle", rounded: angle) }
+    if let offset = firing.reportedOffset {
+      json.add("dx", rounded: offset.dx)
+      json.add("dy", rounded: offset.dy)
+    }
     let position = firing.position
     json.add("x", rounded: position.x)
     json.add("y", rounded: position.y)

@@ -54,6 +54,15 @@ public struct Expectation: Hashable, Sendable, CustomStringConvertible {
   public var scale: Approximate?
   /// Degrees, positive clockwise.
   public var angle: Approximate?
+  /// A step's K (`step=3`).
+  public var step: Int?
+  /// `end=yes`: an end line; `end=no`: not one.
+  public var end: Bool?
+  /// An end line's N (`steps=4`).
+  public var steps: Int?
+  /// A pan's offset, mm.
+  public var dx: Approximate?
+  public var dy: Approximate?
 
   public init(line: Int, gesture: GestureKind) {
     self.line = line
@@ -65,6 +74,7 @@ public struct Expectation: Hashable, Sendable, CustomStringConvertible {
   public static let defaultPositionTolerance = 0.01
   public static let defaultScaleTolerance = 0.02
   public static let defaultAngleTolerance = 2.0
+  public static let defaultOffsetTolerance = 1.0
 
   public var description: String {
     var parts = [gesture.rawValue]
@@ -79,6 +89,11 @@ public struct Expectation: Hashable, Sendable, CustomStringConvertible {
     if let y { parts.append("y=\(y)") }
     if let scale { parts.append("scale=\(scale)") }
     if let angle { parts.append("angle=\(angle)") }
+    if let step { parts.append("step=\(step)") }
+    if let end { parts.append("end=\(end ? "yes" : "no")") }
+    if let steps { parts.append("steps=\(steps)") }
+    if let dx { parts.append("dx=\(dx)") }
+    if let dy { parts.append("dy=\(dy)") }
     return parts.joined(separator: " ")
   }
 
@@ -125,6 +140,17 @@ public struct Expectation: Hashable, Sendable, CustomStringConvertible {
     compare("y", y, event.position.y)
     compare("scale", scale, event.scale)
     compare("angle", angle, event.angle)
+    if let step, step != event.step {
+      found.append("step: expected \(step), got \(event.step.map(String.init) ?? "none")")
+    }
+    if let end, end != (event.endSteps != nil) {
+      found.append("end: expected \(end ? "an end line" : "no end line"), got \(event.phase)")
+    }
+    if let steps, steps != event.endSteps {
+      found.append("steps: expected \(steps), got \(event.endSteps.map(String.init) ?? "none")")
+    }
+    compare("dx", dx, event.dx)
+    compare("dy", dy, event.dy)
     return found
   }
 }
@@ -187,6 +213,10 @@ extension TouchScript {
     parts.append("y=\(Approximate.format(event.position.y))")
     if let scale = event.scale { parts.append("scale=\(Approximate.format(scale))") }
     if let angle = event.angle { parts.append("angle=\(Approximate.format(angle))") }
+    if let dx = event.dx { parts.append("dx=\(Approximate.format(dx))") }
+    if let dy = event.dy { parts.append("dy=\(Approximate.format(dy))") }
+    if let step = event.step { parts.append("step=\(step)") }
+    if let steps = event.endSteps { parts.append("end=yes steps=\(steps)") }
     return parts.joined(separator: " ")
   }
 }

@@ -513,10 +513,15 @@ struct ScriptReader {
     ) {
       ScriptValue.approximate($0, defaultTolerance: Expectation.defaultTimeTolerance, read: seconds)
     }
+    expectation.step = try Self.optional(&arguments, "step", "a count such as 2", count)
+    expectation.steps = try Self.optional(&arguments, "steps", "a count such as 4", count)
+    expectation.end = try Self.optional(&arguments, "end", "yes or no") { ["yes": true, "no": false][$0] }
     for (key, keyPath, tolerance) in [
       ("x", \Expectation.x, Expectation.defaultPositionTolerance),
       ("y", \.y, Expectation.defaultPositionTolerance),
       ("scale", \.scale, Expectation.defaultScaleTolerance),
+      ("dx", \.dx, Expectation.defaultOffsetTolerance),
+      ("dy", \.dy, Expectation.defaultOffsetTolerance),
     ] {
       expectation[keyPath: keyPath] = try Self.optional(
         &arguments, key, "a number such as 0.5±0.01"
@@ -531,7 +536,7 @@ struct ScriptReader {
     }
     try arguments.rejectUnused(known: [
       "binding", "profile", "region", "fingers", "taps", "direction", "time", "x", "y", "scale",
-      "angle",
+      "angle", "step", "steps", "end", "dx", "dy",
     ])
     expectations.append(expectation)
   }

@@ -117,23 +117,23 @@ struct Touches {
 /// Bindings for tests, written compactly.
 func bind(
   _ gesture: GestureKind, taps: Int = 1, fingers: Int? = nil, _ direction: Direction? = nil, edge: Edge? = nil,
-  region: Int? = nil, name: String? = nil
+  region: Int? = nil, name: String? = nil, step: Double? = nil
 ) -> Binding {
   Binding(
     name: name, gesture: gesture, taps: taps, fingers: fingers, direction: direction, edge: edge, region: region,
-    run: "true")
+    step: step)
 }
 
 func profile(
   _ bindings: [Binding], regions: [Region] = [], thresholds: Thresholds = Thresholds(), rotation: Rotation = .none,
-  pinchWithRotate: Bool = false
+  simultaneous: [GestureKind] = []
 ) -> Profile {
   var p = Profile()
   p.bindings = bindings
   p.regions = regions
   p.thresholds = thresholds
   p.rotation = rotation
-  p.pinchWithRotate = pinchWithRotate
+  p.simultaneous = GestureKindSet(simultaneous)
   return p
 }
 

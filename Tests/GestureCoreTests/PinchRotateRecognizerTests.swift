@@ -117,7 +117,7 @@ struct PinchRotateRecognizerTests {
     t.sync(at: 700)
     let bindings = [bind(.pinch, .out), bind(.rotate, .clockwise)]
     let alone = run(t, profile(bindings))
-    let grouped = run(t, profile(bindings, pinchWithRotate: true))
+    let grouped = run(t, profile(bindings, simultaneous: [.pinch, .rotate]))
     #expect(alone.count == 1)
     #expect(Set(grouped.map(\.event.gesture)) == [.pinch, .rotate])
     #expect(grouped.count == 2)

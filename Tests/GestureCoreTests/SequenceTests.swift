@@ -55,7 +55,7 @@ struct SequenceTests {
     var t = Touches()
     t.down(1, 100, 50, at: 0)
     for event in t.events { engine.handle(event, into: &out) }
-    engine.cancel(at: Timestamp(microseconds: 100_000))
+    engine.cancel(at: Timestamp(microseconds: 100_000), into: &out)
     engine.advance(to: Timestamp(microseconds: 10_000_000), into: &out)
     #expect(out.isEmpty)
     #expect(engine.nextDeadline == nil)
@@ -90,7 +90,32 @@ struct SequenceTests {
     t.up(1, at: 100)
     for event in t.events { engine.handle(event, into: &out) }
     let trace = engine.takeTrace()
-    #expect(trace.contains { $0.contains("tap: possible → failed (moved 10.0 mm > 3.0 mm)") })
+    #expect(trace.contains { $0.contains("tap: possible → finger moved → failed (moved 10.0 mm > 5.0 mm)") })
+    #expect(trace.contains { $0.contains("sequence: idle → finger down → landing") })
+    #expect(trace.contains { $0.contains("sequence: landing → finger-landing elapsed → open") })
+    #expect(trace.contains { $0.contains("sequence: open → last finger up → idle") })
     #expect(engine.takeTrace().isEmpty)
+    #expect(engine.impossibleInputs == 0)
+  }
+
+  @Test func impossibleInputsAreCountedWithOrWithoutTheTrace() throws {
+    for tracing in [false, true] {
+      var engine = try #require(DeviceEngine(device: TestPanel.device, profile: profile([bind(.tap)])))
+      engine.tracing = tracing
+      var out: [GestureEvent] = []
+      // A contact the assembler never reported as down moves and lifts: an assembler bug
+      // that must show, not vanish.
+      var arbiter = GestureArbiter(profile: engine.profile, geometry: engine.geometry)
+      arbiter.tracing = tracing
+      let ghost = ContactChange(id: 99, phase: .moved, position: Point(x: 0.5, y: 0.5))
+      arbiter.process(TouchFrame(time: Timestamp(microseconds: 10), changes: [ghost]), into: &out)
+      var lift = ghost
+      lift.phase = .ended
+      arbiter.process(TouchFrame(time: Timestamp(microseconds: 20), changes: [lift]), into: &out)
+      #expect(arbiter.impossibleInputs == 2)
+      #expect(arbiter.traceLines.filter { $0.contains("impossible input") }.count == (tracing ? 2 : 0))
+      #expect(out.isEmpty)
+      #expect(engine.impossibleInputs == 0)
+    }
   }
 }

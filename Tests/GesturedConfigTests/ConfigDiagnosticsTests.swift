@@ -286,12 +286,153 @@ struct ConfigDiagnosticsTests {
       hint: "defines no regions")
   }
 
-  @Test("only pinch and rotate can be simultaneous")
-  func simultaneous() {
+  @Test(
+    "tap, swipe and long-press cannot be simultaneous, and the message says why",
+    arguments: [
+      ("tap", "only known once the sequence has ended"),
+      ("swipe", "only known once the sequence has ended"),
+      ("long-press", "needs fingers that rest"),
+    ])
+  func simultaneousRefusals(gesture: String, why: String) {
     expectOneError(
-      "devices:\n  - simultaneous: [[tap, swipe]]\n    bindings: [{ gesture: tap, run: x }]\n",
-      line: 2, column: 20,
-      "only pinch and rotate can be grouped", hint: "[[pinch, rotate]]")
+      "devices:\n  - simultaneous: [[pinch, \(gesture)]]\n    bindings: [{ gesture: tap, run: x }]\n",
+      line: 2, column: 28,
+      "\(gesture) cannot be in a 'simultaneous' group: a", hint: "two or three of pan, pinch, rotate")
+    let result = check(
+      "devices:\n  - simultaneous: [[pinch, \(gesture)]]\n    bindings: [{ gesture: tap, run: x }]\n")
+    #expect(result.errors.first?.message.contains(why) == true)
+  }
+
+  @Test("one simultaneous group per entry, of two or three gestures")
+  func simultaneousShape() {
+    expectOneError(
+      "devices:\n  - simultaneous: [[pinch, rotate], [pan, pinch]]\n    bindings: [{ gesture: tap, run: x }]\n",
+      line: 2, column: 37, "one group per device entry")
+    expectOneError(
+      "devices:\n  - simultaneous: [[pinch]]\n    bindings: [{ gesture: tap, run: x }]\n",
+      line: 2, column: 20, "needs two or three gestures")
+    expectOneError(
+      "devices:\n  - simultaneous: [pinch, rotate]\n    bindings: [{ gesture: tap, run: x }]\n",
+      line: 2, column: 19, "a list of groups", hint: "[[pan, pinch, rotate]]")
+    expectOneError(
+      "devices:\n  - simultaneous: [[pinch, pinch]]\n    bindings: [{ gesture: tap, run: x }]\n",
+      line: 2, column: 28, "pinch is in the group twice")
+    let valid = check(
+      """
+      devices:
+        - simultaneous: [[pan, pinch, rotate]]
+          bindings:
+            - { gesture: pan, fingers: 2, direction: right, step: 10mm, run: x }
+            - { gesture: pinch, direction: out, step: 10%, run: x }
+            - { gesture: rotate, direction: clockwise, step: 15deg, run: x }
+      """)
+    #expect(valid.diagnostics.isEmpty, "\(valid.diagnostics.map(\.description))")
+    #expect(valid.configuration?.profiles.first?.simultaneous == GestureKindSet([.pan, .pinch, .rotate]))
+  }
+
+  @Test("a group whose bindings can never share a sequence: a warning at the group")
+  func simultaneousFingerMismatch() {
+    let result = check(
+      """
+      devices:
+        - simultaneous: [[pan, pinch]]
+          bindings:
+            - { gesture: pan, direction: right, step: 10mm, run: x }
+            - { gesture: pinch, direction: out, step: 10%, run: x }
+      """)
+    #expect(result.errors.isEmpty)
+    #expect(result.warnings.count == 1)
+    let warning = result.warnings.first
+    #expect(positions(result.warnings) == [[2, 20]])
+    #expect(warning?.message.contains("pan and pinch can never share a sequence") == true)
+    #expect(warning?.hint?.contains("fingers: 2") == true)
+  }
+
+  // MARK: Steps
+
+  @Test("a pan needs a direction and a step")
+  func panNeedsDirectionAndStep() {
+    expectOneError(
+      "bindings:\n  - { gesture: pan, step: 10mm, run: x }\n", line: 2, column: 5,
+      "a pan binding needs a 'direction'", hint: "up, down, left, right")
+    expectOneError(
+      "bindings:\n  - { gesture: pan, direction: up, run: x }\n", line: 2, column: 5,
+      "a pan binding needs a 'step'", hint: "step: 10mm")
+  }
+
+  @Test(
+    "a step of the wrong unit names both units",
+    arguments: [
+      ("pinch, direction: in, step: 10mm", "is a distance, but a pinch step is a percentage", "10%"),
+      ("pan, direction: up, step: 5%", "is a percentage, but a pan step is a distance", "10mm"),
+      ("rotate, direction: clockwise, step: 1cm", "is a distance, but a rotate step is an angle", "15deg"),
+      ("pinch, direction: in, step: 10", "needs a unit", "10%"),
+      ("pinch, direction: in, step: 10px", "unknown unit 'px'", "10%"),
+    ])
+  func stepUnits(binding: String, message: String, hint: String) {
+    let yaml = "bindings:\n  - { gesture: \(binding), run: x }\n"
+    // The error points at the step's value.
+    let bytes = Array(binding.utf8)
+    let needle = Array("step: ".utf8)
+    let offset = (0...(bytes.count - needle.count)).first { Array(bytes[$0..<($0 + needle.count)]) == needle } ?? 0
+    let column = "  - { gesture: ".utf8.count + offset + needle.count + 1
+    expectOneError(yaml, line: 2, column: column, message, hint: hint)
+  }
+
+  @Test(
+    "a step out of its range",
+    arguments: [
+      ("pinch, direction: in, step: 100%", "more than 0% and less than 100%"),
+      ("pinch, direction: out, step: 0%", "more than 0% and less than 100%"),
+      ("rotate, direction: clockwise, step: 180deg", "more than 0deg and less than 180deg"),
+      ("pan, direction: up, step: 501mm", "more than 0mm and at most 500mm"),
+      ("pan, direction: up, step: -1cm", "more than 0mm and at most 500mm"),
+    ])
+  func stepRanges(binding: String, message: String) {
+    let result = check("bindings:\n  - { gesture: \(binding), run: x }\n")
+    #expect(result.errors.count == 1, "\(result.errors.map(\.description))")
+    #expect(result.errors.first?.message.contains(message) == true, "\(result.errors.map(\.description))")
+    #expect(result.errors.first?.location.line == 2)
+  }
+
+  @Test("pan steps take mm or cm; the widest step is 50cm")
+  func panStepUnits() throws {
+    let configuration = try #require(
+      expectValid(
+        """
+        bindings:
+          - { gesture: pan, direction: up, step: 1.5cm, run: x }
+          - { gesture: pan, direction: down, step: 500mm, run: x }
+          - { gesture: pinch, direction: out, step: 12.5%, run: x }
+          - { gesture: rotate, direction: clockwise, step: 15deg, run: x }
+        """))
+    #expect(configuration.profiles.first?.bindings.map(\.step) == [15, 500, 12.5, 15])
+  }
+
+  @Test("'step' only on pan, pinch and rotate; 'end' only with 'step'")
+  func stepAndEndPlacement() {
+    expectOneError(
+      "bindings:\n  - { gesture: swipe, direction: up, step: 10mm, run: x }\n", line: 2, column: 44,
+      "'step' applies only to pan, pinch, rotate, not to swipe")
+    expectOneError(
+      "bindings:\n  - { gesture: pinch, direction: in, end: y, run: x }\n", line: 2, column: 43,
+      "'end' needs 'step'")
+    expectOneError(
+      "bindings:\n  - { gesture: tap, end: y, run: x }\n", line: 2, column: 26,
+      "'end' applies only to step bindings, not to tap")
+    let result = check("bindings:\n  - { gesture: pinch, direction: in, step: 10%, end: y, run: x }\n")
+    #expect(result.diagnostics.isEmpty)
+    #expect(result.actions.first?.bindings.first?.end == "y")
+  }
+
+  @Test("a step binding and a one-shot binding of the same trigger are duplicates")
+  func stepAndOneShotCollide() {
+    expectOneError(
+      """
+      bindings:
+        - { gesture: pinch, direction: in, step: 10%, run: a }
+        - { gesture: pinch, direction: in, run: b }
+      """, line: 3, column: 5, "this binding repeats the one at line 2", hint: "a step binding and a one-shot")
   }
 
   @Test("environment variable names cannot contain '='")

@@ -59,34 +59,28 @@ struct ConfigModelTests {
     lobby.thresholds = global
     lobby.thresholds.longPress = 800_000
     lobby.thresholds.pinchOut = 1.5
-    lobby.pinchWithRotate = true
+    lobby.simultaneous = GestureKindSet([.pinch, .rotate])
     lobby.grab = true
-    lobby.environment = ["DISPLAY": ":0"]
-    lobby.user = "kiosk"
     lobby.regions = [
       Region(name: "corner", area: Area(x: 0, y: 0, width: 0.1, height: 0.1)), Region(name: "main"),
     ]
     lobby.location = at(3, 5)
-    var restart = Binding(gesture: .tap, taps: 5, region: 0, run: "systemctl restart kiosk")
+    var restart = Binding(gesture: .tap, taps: 5, region: 0)
     restart.location = at(17, 9)
-    var reload = Binding(name: "reload", gesture: .tap, taps: 2, region: 1, run: "xdotool key F5")
+    var reload = Binding(name: "reload", gesture: .tap, taps: 2, region: 1)
     reload.location = at(18, 9)
-    var zoom = Binding(gesture: .pinch, direction: .out, run: "xdotool key ctrl+plus")
+    var zoom = Binding(gesture: .pinch, direction: .out)
     zoom.location = at(19, 9)
-    var swipe = Binding(gesture: .swipe, fingers: 2, direction: .up, edge: .bottom, run: "up")
-    swipe.timeout = 5_000_000
-    swipe.cooldown = 0
+    var swipe = Binding(gesture: .swipe, fingers: 2, direction: .up, edge: .bottom)
     swipe.location = at(20, 9)
-    var turn = Binding(gesture: .rotate, direction: .counterclockwise, run: "ccw")
-    turn.environment = ["A": "b"]
-    turn.user = "nobody"
+    var turn = Binding(gesture: .rotate, direction: .counterclockwise)
     turn.location = at(21, 9)
     lobby.bindings = [restart, reload, zoom, swipe, turn]
 
     var fallback = Profile()
     fallback.thresholds = global
     fallback.location = at(22, 5)
-    var hold = Binding(gesture: .longPress, fingers: 3, run: "true")
+    var hold = Binding(gesture: .longPress, fingers: 3)
     hold.location = at(23, 9)
     fallback.bindings = [hold]
 
@@ -94,22 +88,41 @@ struct ConfigModelTests {
     #expect(configuration.profiles.first == lobby)
     #expect(configuration.profiles.last == fallback)
     #expect(configuration == Configuration(profiles: [lobby, fallback]))
+
+    // What the bindings run lives beside the model, by binding index.
+    var swipeAction = BindingAction(run: "up")
+    swipeAction.timeout = 5_000_000
+    swipeAction.cooldown = 0
+    var turnAction = BindingAction(run: "ccw")
+    turnAction.environment = ["A": "b"]
+    turnAction.user = "nobody"
+    let lobbyActions = ProfileActions(
+      environment: ["DISPLAY": ":0"], user: "kiosk",
+      bindings: [
+        BindingAction(run: "systemctl restart kiosk"), BindingAction(run: "xdotool key F5"),
+        BindingAction(run: "xdotool key ctrl+plus"), swipeAction, turnAction,
+      ])
+    #expect(result.actions == [lobbyActions, ProfileActions(bindings: [BindingAction(run: "true")])])
+  }
+
+  private var yamlForDefaults: String {
+    """
+    bindings:
+      - { gesture: tap, run: a }
+      - { gesture: pinch, direction: in, run: b }
+      - { gesture: rotate, direction: clockwise, run: c }
+    """
   }
 
   @Test(
     "binding defaults: one tap, one finger (two for pinch and rotate), 30s timeout, 300ms cooldown")
   func bindingDefaults() throws {
-    let configuration = expectValid(
-      """
-      bindings:
-        - { gesture: tap, run: a }
-        - { gesture: pinch, direction: in, run: b }
-        - { gesture: rotate, direction: clockwise, run: c }
-      """)
+    let configuration = expectValid(yamlForDefaults)
     let bindings = try #require(configuration?.profiles.first?.bindings)
     #expect(bindings.map(\.taps) == [1, 1, 1])
     #expect(bindings.map(\.fingers) == [1, 2, 2])
-    #expect(bindings.allSatisfy { $0.timeout == 30_000_000 && $0.cooldown == 300_000 })
+    let actions = try #require(check(yamlForDefaults).actions.first?.bindings)
+    #expect(actions.allSatisfy { $0.timeout == 30_000_000 && $0.cooldown == 300_000 && $0.end == nil })
     #expect(bindings.map(\.region) == [nil, nil, nil])
     #expect(bindings.map(\.name) == [nil, nil, nil])
   }
@@ -221,7 +234,7 @@ struct ConfigModelTests {
     let lobby = try #require(profiles.first)
     #expect(lobby.match?.vendor == 0x222A)
     #expect(lobby.rotation == .quarter)
-    #expect(lobby.size != nil && lobby.calibration != nil && lobby.pinchWithRotate)
+    #expect(lobby.size != nil && lobby.calibration != nil && !lobby.simultaneous.isEmpty)
     #expect(lobby.thresholds.longPress == 800_000)
     #expect(profiles.last?.thresholds.longPress == 500_000)
     let gestures = Set(profiles.flatMap { $0.bindings.map(\.gesture) })

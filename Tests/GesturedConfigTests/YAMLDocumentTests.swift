@@ -98,7 +98,7 @@ struct YAMLDocumentTests {
 
   @Test("aliases resolve to their anchor's value")
   func aliasesResolve() throws {
-    let configuration = expectValid(
+    let result = check(
       """
       bindings:
         - gesture: tap
@@ -108,7 +108,8 @@ struct YAMLDocumentTests {
           run: b
           environment: *display
       """)
-    let bindings = try #require(configuration?.profiles.first?.bindings)
+    #expect(result.errors.isEmpty)
+    let bindings = try #require(result.actions.first?.bindings)
     #expect(bindings.map(\.environment) == [["DISPLAY": ":0"], ["DISPLAY": ":0"]])
   }
 

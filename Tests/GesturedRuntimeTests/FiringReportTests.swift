@@ -1,4 +1,5 @@
 import GestureCore
+import GesturedConfig
 import Testing
 
 @testable import GesturedRuntime
@@ -11,22 +12,29 @@ func reportProfile() -> Profile {
     Region(name: "main"),
   ]
   profile.bindings = [
-    Binding(gesture: .tap, taps: 2, region: 1, run: "reload"),
-    Binding(name: "next", gesture: .swipe, direction: .left, run: "next"),
-    Binding(gesture: .pinch, direction: .out, run: "zoom"),
-    Binding(gesture: .rotate, direction: .clockwise, run: "turn"),
-    Binding(gesture: .longPress, fingers: 2, run: "menu"),
+    Binding(gesture: .tap, taps: 2, region: 1),
+    Binding(name: "next", gesture: .swipe, direction: .left),
+    Binding(gesture: .pinch, direction: .out),
+    Binding(gesture: .rotate, direction: .clockwise),
+    Binding(gesture: .longPress, fingers: 2),
   ]
-  profile.environment = ["DISPLAY": ":0"]
   return profile
+}
+
+/// What `reportProfile()`'s bindings run.
+func reportActions() -> ProfileActions {
+  ProfileActions(
+    environment: ["DISPLAY": ":0"],
+    bindings: ["reload", "next", "zoom", "turn", "menu"].map { BindingAction(run: $0) })
 }
 
 @Suite("Firing report")
 struct FiringReportTests {
   let profile = reportProfile()
+  let actions = reportActions()
 
   func line(_ event: GestureEvent) throws -> String {
-    let firing = try #require(ResolvedFiring(event: event, profile: profile))
+    let firing = try #require(ResolvedFiring(event: event, profile: profile, actions: actions))
     return FiringReport.jsonLine(file: "rec.evemu", deviceName: "ILITEK \"TP\"", firing: firing)
   }
 
@@ -83,6 +91,54 @@ struct FiringReportTests {
     )
   }
 
+  @Test func stepAndEndLinesKeepTheirKeyOrder() throws {
+    var profile = reportProfile()
+    profile.bindings += [
+      Binding(name: "scroll", gesture: .pan, fingers: 2, direction: .down, step: 10),
+      Binding(name: "zoom", gesture: .pinch, direction: .in, step: 10),
+    ]
+    var actions = reportActions()
+    actions.bindings += [BindingAction(run: "s", end: "e"), BindingAction(run: "z")]
+    func line(_ event: GestureEvent) throws -> String {
+      let firing = try #require(ResolvedFiring(event: event, profile: profile, actions: actions))
+      return FiringReport.jsonLine(file: "f", deviceName: "d", firing: firing)
+    }
+    var pan = GestureEvent(
+      time: Timestamp(microseconds: 1_500_000), binding: 5, gesture: .pan, phase: .step(2), sequence: 3,
+      fingers: 2, direction: .down, dx: -0.123456, dy: 20.00005, position: Point(x: 0.25, y: 0.5), region: nil)
+    #expect(
+      try line(pan)
+        == #"{"file":"f","time":1.500000,"device":"d","profile":"lobby","region":null,"binding":"scroll","gesture":"pan","fingers":2,"direction":"down","step":2,"dx":-0.1235,"dy":20.0001,"x":0.25,"y":0.5}"#
+    )
+    pan.phase = .end(steps: 7)
+    #expect(
+      try line(pan)
+        == #"{"file":"f","time":1.500000,"device":"d","profile":"lobby","region":null,"binding":"scroll","gesture":"pan","fingers":2,"direction":"down","end":true,"steps":7,"dx":-0.1235,"dy":20.0001,"x":0.25,"y":0.5}"#
+    )
+    let zoom = GestureEvent(
+      time: Timestamp(microseconds: 1), binding: 6, gesture: .pinch, phase: .step(1), fingers: 2, direction: .in,
+      scale: 0.9, position: Point(x: 0.5, y: 0.5), region: nil)
+    #expect(try line(zoom).contains(#""direction":"in","step":1,"scale":0.9,"x""#))
+    // The core emits an end event for every step binding; one without `end:` is not reported.
+    var zoomEnd = zoom
+    zoomEnd.phase = .end(steps: 1)
+    let unreported = try #require(ResolvedFiring(event: zoomEnd, profile: profile, actions: actions))
+    #expect(!unreported.isReported && unreported.command == nil)
+    #expect(!actions.reports(zoomEnd) && actions.reports(zoom))
+  }
+
+  @Test func stepsAndEndsOfOneSequenceAndKindShareAStream() {
+    var step = GestureEvent(
+      time: Timestamp(microseconds: 0), binding: 2, gesture: .pinch, phase: .step(1), sequence: 12, fingers: 2,
+      direction: .out, position: Point(x: 0.5, y: 0.5), region: nil)
+    #expect(Daemon.stream(of: step, devnode: "/dev/input/event5") == "/dev/input/event5#12/pinch")
+    step.direction = .in
+    step.phase = .end(steps: 3)
+    #expect(Daemon.stream(of: step, devnode: "/dev/input/event5") == "/dev/input/event5#12/pinch")
+    step.phase = .oneShot
+    #expect(Daemon.stream(of: step, devnode: "/dev/input/event5") == nil)
+  }
+
   @Test func positionsOutsideThePanelAreClamped() throws {
     let event = GestureEvent(
       time: Timestamp(microseconds: 0), binding: 4, gesture: .longPress, fingers: 2,
@@ -99,7 +155,7 @@ struct FiringReportTests {
       time: Timestamp(microseconds: 0), binding: 0, gesture: .tap, fingers: 1,
       position: Point(x: 0, y: 0),
       region: 7)
-    #expect(ResolvedFiring(event: badBinding, profile: profile) == nil)
-    #expect(ResolvedFiring(event: badRegion, profile: profile) == nil)
+    #expect(ResolvedFiring(event: badBinding, profile: profile, actions: actions) == nil)
+    #expect(ResolvedFiring(event: badRegion, profile: profile, actions: actions) == nil)
   }
 }

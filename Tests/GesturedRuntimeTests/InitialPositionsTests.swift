@@ -35,8 +35,8 @@ struct InitialPositionsTests {
     var profile = Profile()
     profile.regions = [Region(name: "middle", area: Area(x: 0.25, y: 0.25, width: 0.5, height: 0.5))]
     profile.bindings = [
-      Binding(name: "middle-tap", gesture: .tap, region: 0, run: "true"),
-      Binding(name: "tap", gesture: .tap, run: "true"),
+      Binding(name: "middle-tap", gesture: .tap, region: 0),
+      Binding(name: "tap", gesture: .tap),
     ]
     return profile
   }

@@ -28,7 +28,7 @@ struct ReplayCommandTests {
   /// A pipeline that records what it was given and fires one two-finger tap per recording at
   /// the time of its last event.
   func fakePipeline(_ calls: PipelineCalls, notes: [String] = []) -> ReplayCommand.PipelineFunction {
-    { device, events, _ in
+    { device, events, _, _ in
       calls.devices.append(device.name)
       calls.eventCounts.append(events.count)
       let tap = GestureEvent(
@@ -177,6 +177,12 @@ struct ReplayCommandTests {
       stderr.contains(
         "\(recording): profile 'default', panel 153.56 x 86.36 mm as the user sees it (from the axis resolution)"
       ))
+    // The transition trace, the daemon's --verbose lines, on stderr; stdout stays JSON.
+    #expect(stderr.contains("\(recording): 1.000000 sequence: idle → finger down → landing"))
+    #expect(stderr.contains("sequence: open → last finger up → idle"))
+    #expect(run.stdout.lines.allSatisfy { $0.hasPrefix("{") })
+    let quiet = replay(ReplayCommand(configPath: goodConfig, recordings: [recording]))
+    #expect(!quiet.stderr.text.contains("→"))
   }
 
   @Test func theExampleRecordingFiresADoubleTapThenASwipeLeft() {

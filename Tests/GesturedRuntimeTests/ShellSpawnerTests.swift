@@ -1,4 +1,5 @@
 import GestureCore
+import GesturedConfig
 import Glibc
 import Testing
 
@@ -26,14 +27,15 @@ struct ShellSpawnerTests {
   }
 
   @Test func theEnvironmentIsExactlyTheDocumentedOne() throws {
-    var profile = reportProfile()
-    profile.environment = ["DISPLAY": ":0", "SHARED": "from-profile", "GESTURED_GESTURE": "forged"]
-    profile.bindings[2].environment = ["SHARED": "from-binding", "WAYLAND_DISPLAY": "wayland-1"]
+    let profile = reportProfile()
+    var actions = reportActions()
+    actions.environment = ["DISPLAY": ":0", "SHARED": "from-profile", "GESTURED_GESTURE": "forged"]
+    actions.bindings[2].environment = ["SHARED": "from-binding", "WAYLAND_DISPLAY": "wayland-1"]
     let pinch = GestureEvent(
       time: Timestamp(microseconds: 1_000_000), binding: 2, gesture: .pinch, fingers: 2,
       direction: .out,
       scale: 1.31234, position: Point(x: 0.04, y: 1.2), region: 0)
-    let firing = try #require(ResolvedFiring(event: pinch, profile: profile))
+    let firing = try #require(ResolvedFiring(event: pinch, profile: profile, actions: actions))
     let environment = ActionEnvironment(
       firing: firing, deviceName: "Panel; rm -rf /", devnode: "/dev/input/event7",
       path: "/usr/bin:/bin")
@@ -67,7 +69,7 @@ struct ShellSpawnerTests {
     let tap = GestureEvent(
       time: Timestamp(microseconds: 0), binding: 0, gesture: .tap, fingers: 1, taps: 2,
       position: Point(x: 0.5, y: 0.5), region: nil)
-    let firing = try #require(ResolvedFiring(event: tap, profile: profile))
+    let firing = try #require(ResolvedFiring(event: tap, profile: profile, actions: reportActions()))
     let environment = ActionEnvironment(
       firing: firing, deviceName: "P", devnode: "rec.evemu", path: nil)
     #expect(environment.variables["GESTURED_TAPS"] == "2")
@@ -75,18 +77,51 @@ struct ShellSpawnerTests {
     #expect(environment.variables["GESTURED_DIRECTION"] == nil)
     #expect(environment.variables["GESTURED_SCALE"] == nil)
     #expect(environment.variables["GESTURED_ANGLE"] == nil)
+    #expect(environment.variables["GESTURED_PHASE"] == nil)
+    #expect(environment.variables["GESTURED_STEP"] == nil)
+    #expect(environment.variables["GESTURED_STEPS"] == nil)
+    #expect(environment.variables["GESTURED_DX"] == nil)
     #expect(environment.variables["PATH"] == ActionEnvironment.defaultPath)
 
     let rotate = GestureEvent(
       time: Timestamp(microseconds: 0), binding: 3, gesture: .rotate, fingers: 2,
       direction: .clockwise,
       angle: -17.5, position: Point(x: 0.5, y: 0.5), region: 1)
-    let rotation = try #require(ResolvedFiring(event: rotate, profile: profile))
+    let rotation = try #require(ResolvedFiring(event: rotate, profile: profile, actions: reportActions()))
     let rotateEnvironment = ActionEnvironment(
       firing: rotation, deviceName: "P", devnode: "d", path: "")
     #expect(rotateEnvironment.variables["GESTURED_ANGLE"] == "-17.5")
     #expect(rotateEnvironment.variables["GESTURED_TAPS"] == nil)
     #expect(rotateEnvironment.variables["GESTURED_REGION"] == "main")
+  }
+
+  @Test func stepsAndEndRunsSayWhereTheGestureStands() throws {
+    var profile = reportProfile()
+    profile.bindings.append(Binding(gesture: .pan, direction: .right, step: 10))
+    var actions = reportActions()
+    actions.bindings.append(BindingAction(run: "scroll", end: "done"))
+    let step = GestureEvent(
+      time: Timestamp(microseconds: 0), binding: 5, gesture: .pan, phase: .step(3), sequence: 7, fingers: 1,
+      direction: .right, dx: 31.25, dy: -2.00004, position: Point(x: 0.5, y: 0.5), region: nil)
+    let firing = try #require(ResolvedFiring(event: step, profile: profile, actions: actions))
+    #expect(firing.command == "scroll")
+    let variables = ActionEnvironment(firing: firing, deviceName: "P", devnode: "d", path: nil).variables
+    #expect(variables["GESTURED_PHASE"] == "step")
+    #expect(variables["GESTURED_STEP"] == "3")
+    #expect(variables["GESTURED_STEPS"] == "1")
+    #expect(variables["GESTURED_DIRECTION"] == "right")
+    #expect(variables["GESTURED_DX"] == "31.25")
+    #expect(variables["GESTURED_DY"] == "-2.0")
+    #expect(variables["GESTURED_SCALE"] == nil)
+
+    var end = step
+    end.phase = .end(steps: 4)
+    let ended = try #require(ResolvedFiring(event: end, profile: profile, actions: actions))
+    #expect(ended.command == "done")
+    let endVariables = ActionEnvironment(firing: ended, deviceName: "P", devnode: "d", path: nil).variables
+    #expect(endVariables["GESTURED_PHASE"] == "end")
+    #expect(endVariables["GESTURED_STEPS"] == "4")
+    #expect(endVariables["GESTURED_STEP"] == "4")
   }
 
   @Test func namesAndValuesExecveCannotCarryAreRefused() {

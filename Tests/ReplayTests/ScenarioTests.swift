@@ -53,10 +53,23 @@ enum Scenarios {
 
   /// The config a script names, loaded as gestured loads it; config errors fail the test.
   static func configuration(for script: TouchScript, name: String) throws -> Configuration {
+    try load(for: script, name: name).configuration
+  }
+
+  static func load(for script: TouchScript, name: String) throws -> (
+    configuration: Configuration, actions: [ProfileActions]
+  ) {
     let configName = script.configuration ?? String(name.dropLast(".touch".count)) + ".yaml"
     let result = ConfigLoader.parse(try read(configName), file: configName)
     let errors = result.errors.map(\.description).joined(separator: "\n")
-    return try #require(result.configuration, "\(configName) does not load:\n\(errors)")
+    let configuration = try #require(result.configuration, "\(configName) does not load:\n\(errors)")
+    return (configuration, result.actions)
+  }
+
+  /// What replay prints of a run: end events only for bindings with `end:`.
+  static func reported(_ firings: [GestureEvent], profile: Int, actions: [ProfileActions]) -> [GestureEvent] {
+    guard actions.indices.contains(profile) else { return firings }
+    return firings.filter { actions[profile].reports($0) }
   }
 }
 
@@ -72,7 +85,7 @@ struct ScenarioTests {
   @Test("scenario replays as expected", arguments: Scenarios.names)
   func scenario(name: String) throws {
     let script = try TouchScript.parse(try Scenarios.read(name), file: name)
-    let configuration = try Scenarios.configuration(for: script, name: name)
+    let (configuration, actions) = try Scenarios.load(for: script, name: name)
     let recording = try EvemuParser.parse(script.evemuText(), file: name + ".evemu")
     let device = try #require(recording.device)
     #expect(device == script.device)
@@ -80,7 +93,8 @@ struct ScenarioTests {
     let profileIndex = try #require(
       result.profile, "no profile took \(device.name): \(result.notes)")
     let profile = configuration.profiles[profileIndex]
-    if let report = script.check(firings: result.firings, profile: profile) {
+    let firings = Scenarios.reported(result.firings, profile: profileIndex, actions: actions)
+    if let report = script.check(firings: firings, profile: profile) {
       Issue.record(Comment(rawValue: report))
     }
   }
@@ -99,11 +113,13 @@ struct ScenarioRobustnessTests {
         .map { $0.hasPrefix("seed ") ? "seed \(seed)" : String($0) }
         .joined(separator: "\n")
       let script = try TouchScript.parse(text, file: name)
-      let configuration = try Scenarios.configuration(for: script, name: name)
+      let (configuration, actions) = try Scenarios.load(for: script, name: name)
       let result = Replay.run(
         device: script.device, events: script.events, configuration: configuration)
-      let profile = try #require(result.profile.map { configuration.profiles[$0] })
-      if let report = script.check(firings: result.firings, profile: profile) {
+      let profileIndex = try #require(result.profile)
+      let profile = configuration.profiles[profileIndex]
+      let firings = Scenarios.reported(result.firings, profile: profileIndex, actions: actions)
+      if let report = script.check(firings: firings, profile: profile) {
         failures.append("seed \(seed): \(report)")
       }
     }

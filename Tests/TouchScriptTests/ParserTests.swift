@@ -117,8 +117,8 @@ struct ExpectationTests {
       Region(name: "corner", area: Area(x: 0, y: 0, width: 0.1, height: 0.1)), Region(name: "main"),
     ]
     profile.bindings = [
-      Binding(gesture: .tap, taps: 5, region: 0, run: "x"),
-      Binding(name: "reload", gesture: .tap, taps: 2, region: 1, run: "y"),
+      Binding(gesture: .tap, taps: 5, region: 0),
+      Binding(name: "reload", gesture: .tap, taps: 2, region: 1),
     ]
     return profile
   }()

@@ -31,6 +31,10 @@ public struct DeviceEngine {
     set { arbiter.tracing = newValue }
   }
 
+  /// Inputs that cannot happen if the engine is right, counted since it was made (see
+  /// `GestureArbiter.impossibleInputs`); the daemon logs when this grows.
+  public var impossibleInputs: Int { arbiter.impossibleInputs }
+
   /// The trace lines collected since the last call.
   public mutating func takeTrace() -> [String] {
     defer { arbiter.traceLines.removeAll(keepingCapacity: true) }
@@ -50,17 +54,18 @@ public struct DeviceEngine {
     arbiter.advance(to: time, into: &output)
   }
 
-  /// End of a recording: contacts still down are cancelled (no gesture from them), then
-  /// pending deadlines run as if time went on.
+  /// End of a recording: contacts still down are cancelled (no new gesture from them, steps
+  /// going end), then pending deadlines run as if time went on.
   public mutating func finish(at time: Timestamp, into output: inout [GestureEvent]) {
     arbiter.advance(to: time, into: &output)
     if assembler.cancelAll(at: time) { arbiter.process(assembler.frame, into: &output) }
     arbiter.advance(to: Timestamp(microseconds: .max), into: &output)
   }
 
-  /// The device is gone: everything in flight is dropped, nothing fires.
-  public mutating func cancel(at time: Timestamp) {
+  /// The device is gone (or the config reloaded, or a deadline came far too late): the
+  /// sequence is cancelled. Nothing new fires; steps that were going end (`.end` events).
+  public mutating func cancel(at time: Timestamp, into output: inout [GestureEvent]) {
     _ = assembler.cancelAll(at: time)
-    arbiter.reset()
+    arbiter.reset(at: time, into: &output)
   }
 }

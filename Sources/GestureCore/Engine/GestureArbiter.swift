@@ -1,7 +1,11 @@
-/// Runs the recognizers over one device's frames and decides which gesture a touch sequence
-/// is: the first one recognized *and bound* wins, the others fail (pinch and rotate may both
-/// fire when the profile groups them). A gesture no binding asks for is not recognized at
-/// all, so it can never steal a sequence from one that is bound.
+/// Runs the recognizers over one device's frames and decides what a touch sequence fires.
+///
+/// The sequence itself is one state machine (`SequenceState`, see TouchSequence.swift); the
+/// recognizers are one each per gesture kind. In a profile without a `simultaneous:` group
+/// the first gesture recognized wins the sequence and every other fails; with a group, its
+/// members all step in one sequence. Only bound gestures are recognized, so an unbound one
+/// can never steal a sequence. Which binding a recognized gesture fires was worked out when
+/// the engine was made (`BindingIndex`).
 ///
 /// Pure: time comes in with frames and `advance(to:)`; `nextDeadline` is when it next needs
 /// to run without a frame.
@@ -24,24 +28,32 @@ struct GestureArbiter {
   private let slop: Double
   private let multiTapDistance: Double
   private let edgeWidth: Double
-  /// Whether any long-press binding exists, per region index (+1 for "no region"), so an
-  /// unbound long press never arms a timer.
-  private let longPressBound: [Bool]
+  private let index: BindingIndex
+  private let tapRule: TapSlopRule
 
   private var contacts: [Contact] = []
   private var sequence = TouchSequence()
-  private var sequenceActive = false
+  private var state = SequenceState.idle
+  /// What the current sequence (region, finger count) can fire.
+  private var bound = BindingIndex.SequenceBindings()
+  /// The step bindings' levels for the current sequence, pan first, then pinch, then rotate.
+  private var levels: [StepLevel] = []
   private var tap = TapRecognizer()
   private var longPress = LongPressRecognizer()
   private var swipe = SwipeRecognizer()
-  private var pinch = PinchRecognizer()
-  private var rotate = RotateRecognizer()
+  private var pan = ContinuousRecognizer<PanMeasure>()
+  private var pinch = ContinuousRecognizer<PinchMeasure>()
+  private var rotate = ContinuousRecognizer<RotateMeasure>()
   private var multiTap = MultiTapRecognizer()
   private var now = Timestamp(microseconds: 0)
 
   /// Recognizer transitions, as text, when `tracing` is on (the daemon's --verbose).
   var tracing = false
   var traceLines: [String] = []
+  /// Inputs that cannot happen if the frame assembler and this arbiter are right (a contact
+  /// moving that never landed, an event the sequence state has no transition for). Counted
+  /// always, traced when tracing: never silently ignored.
+  private(set) var impossibleInputs = 0
 
   init(profile: Profile, geometry: PanelGeometry) {
     self.profile = profile
@@ -50,16 +62,10 @@ struct GestureArbiter {
     slop = thresholds.tapSlop.millimetres(diagonal: geometry.diagonal)
     multiTapDistance = thresholds.multiTapDistance.millimetres(diagonal: geometry.diagonal)
     edgeWidth = thresholds.edgeWidth.millimetres(diagonal: geometry.diagonal)
-    var bound = [Bool](repeating: false, count: profile.regions.count + 1)
-    for binding in profile.bindings where binding.gesture == .longPress {
-      if let region = binding.region {
-        bound[region + 1] = true
-      } else {
-        for i in bound.indices { bound[i] = true }
-      }
-    }
-    longPressBound = bound
+    index = BindingIndex(profile: profile, maxFingers: TouchSequence.maxFingers)
+    tapRule = TapSlopRule(slop: slop)
     contacts.reserveCapacity(Self.maxContacts)
+    levels.reserveCapacity(profile.bindings.count)
   }
 
   // MARK: Time
@@ -68,11 +74,11 @@ struct GestureArbiter {
   var nextDeadline: Timestamp? {
     var next = multiTap.deadline(gap: thresholds.multiTapGap)
     func consider(_ t: Timestamp) { if next.map({ t < $0 }) ?? true { next = t } }
-    if sequenceActive {
+    if state.isActive {
       let start = sequence.startTime
-      if !sequence.countFixed { consider(start + thresholds.fingerLanding) }
+      if state == .landing { consider(start + thresholds.fingerLanding) }
       if tap.state == .possible, case .continuing = multiTap.state { consider(start + thresholds.tapMaxDuration) }
-      if longPress.state == .possible, longPressBound[(sequence.region ?? -1) + 1] {
+      if longPress.state == .possible, index.longPressBound(region: sequence.region) {
         consider(start + thresholds.longPress)
       }
     }
@@ -86,7 +92,10 @@ struct GestureArbiter {
     while let due = nextDeadline, due <= time {
       // Every deadline handler moves its state on; this only guards against a bug hanging
       // the daemon.
-      if let previous, due <= previous { break }
+      if let previous, due <= previous {
+        impossible("deadline \(due) did not move on")
+        break
+      }
       previous = due
       now = due
       runDeadlines(at: due, into: &output)
@@ -94,9 +103,9 @@ struct GestureArbiter {
   }
 
   private mutating func runDeadlines(at time: Timestamp, into output: inout [GestureEvent]) {
-    if sequenceActive {
+    if state.isActive {
       let start = sequence.startTime
-      if !sequence.countFixed, time >= start + thresholds.fingerLanding { fixCount(into: &output) }
+      if state == .landing, time >= start + thresholds.fingerLanding { fixCount(into: &output) }
       if time >= start + thresholds.tapMaxDuration, let t = tap.heldTooLong() {
         tapChanged(t, into: &output)
       }
@@ -108,9 +117,9 @@ struct GestureArbiter {
     for i in contacts.indices where !contacts[i].dropped && time >= contacts[i].anchorTime + thresholds.stuckContact {
       contacts[i].dropped = true
       if tracing { note("contact \(contacts[i].id) dropped: no movement for \(thresholds.stuckContact / 1000) ms") }
-      if sequenceActive { spoil(.spoiled, into: &output) }
+      if state.isActive { cancelSequence(into: &output) }
     }
-    if sequenceActive, liveContacts == 0 { endSequence(into: &output) }
+    if state.isActive, liveContacts == 0 { endSequence(into: &output) }
   }
 
   // MARK: Frames
@@ -124,9 +133,8 @@ struct GestureArbiter {
       case .ended, .cancelled: ended(change, into: &output)
       }
     }
-    if sequenceActive {
-      updateTwoFingerRecognizers()
-      evaluateContinuous(into: &output)
+    if state.isActive {
+      followContinuous(into: &output)
       if liveContacts == 0 { endSequence(into: &output) }
     }
   }
@@ -134,64 +142,115 @@ struct GestureArbiter {
   private var liveContacts: Int { contacts.reduce(0) { $0 + ($1.dropped ? 0 : 1) } }
 
   private mutating func began(_ change: ContactChange, into output: inout [GestureEvent]) {
-    guard contacts.count < Self.maxContacts else { return }
+    if contacts.contains(where: { $0.id == change.id }) {
+      impossible("contact \(change.id) landed twice")
+      return
+    }
+    guard contacts.count < Self.maxContacts else {
+      impossible("more than \(Self.maxContacts) contacts")
+      return
+    }
     let wasIdle = liveContacts == 0
     contacts.append(Contact(id: change.id, anchor: change.position, anchorTime: now))
-    if wasIdle {
-      if sequenceActive { endSequence(into: &output) }
+    if wasIdle || !state.isActive {
+      // A first finger, or only dropped contacts were down: the new finger starts afresh.
+      if state.isActive { endSequence(into: &output) }
       startSequence(change, into: &output)
-    } else if !sequenceActive {
-      // Only dropped contacts were down: the new finger starts afresh.
-      startSequence(change, into: &output)
-    } else if sequence.countFixed || sequence.fingerCount >= TouchSequence.maxFingers {
-      spoil(.spoiled, into: &output)
+    } else if state != .landing || sequence.fingerCount >= TouchSequence.maxFingers {
+      lateFinger(into: &output)
     } else {
       sequence.fingers.append(
         SequenceFinger(contact: change.id, downTime: now, down: change.position, current: change.position))
-      if sequence.fingerCount == 2 {
-        let (a, b) = (sequence.fingers[0].current, sequence.fingers[1].current)
-        trace("pinch", pinch.bothDown(span: geometry.distance(a, b)))
-        trace("rotate", rotate.bothDown(heading: heading(a, b)))
-      } else {
-        trace("pinch", pinch.fail(.wrongFingerCount))
-        trace("rotate", rotate.fail(.wrongFingerCount))
-      }
+      transition(.fingerDown)
+      fingersLanded()
     }
   }
 
   private mutating func moved(_ change: ContactChange, into output: inout [GestureEvent]) {
-    guard let c = contacts.firstIndex(where: { $0.id == change.id }), !contacts[c].dropped else { return }
+    guard let c = contacts.firstIndex(where: { $0.id == change.id }) else {
+      impossible("contact \(change.id) moved without landing")
+      return
+    }
+    guard !contacts[c].dropped else { return }
     if geometry.distance(contacts[c].anchor, change.position) > slop {
       contacts[c].anchor = change.position
       contacts[c].anchorTime = now
     }
-    guard sequenceActive, let f = sequence.index(of: change.id) else { return }
+    guard state.isActive, let f = sequence.index(of: change.id) else { return }
     sequence.fingers[f].current = change.position
     let travel = geometry.distance(sequence.fingers[f].down, change.position)
+    if let t = tapRule.fingerMoved(&sequence.fingers[f], travel: travel, at: now, liftStarted: sequence.firstLift)
+      .flatMap({ tap.fail($0) })
+    {
+      tapChanged(t, into: &output)
+    }
     guard travel > sequence.fingers[f].maxTravel else { return }
     sequence.fingers[f].maxTravel = travel
-    if let t = tap.fingerMoved(travel: travel, slop: slop) { tapChanged(t, into: &output) }
     trace("long-press", longPress.fingerMoved(travel: travel, slop: slop))
   }
 
   private mutating func ended(_ change: ContactChange, into output: inout [GestureEvent]) {
-    guard let c = contacts.firstIndex(where: { $0.id == change.id }) else { return }
+    guard let c = contacts.firstIndex(where: { $0.id == change.id }) else {
+      impossible("contact \(change.id) lifted without landing")
+      return
+    }
     let wasDropped = contacts[c].dropped
     contacts.remove(at: c)
-    guard !wasDropped, sequenceActive else { return }
+    guard !wasDropped, state.isActive else { return }
     if change.phase == .cancelled {
-      spoil(.spoiled, into: &output)
+      cancelSequence(into: &output)
       return
     }
     guard let f = sequence.index(of: change.id) else { return }
     sequence.fingers[f].current = change.position
     sequence.fingers[f].lifted = true
+    if let t = tapRule.fingerLifted(sequence.fingers[f], at: now, liftStarted: sequence.firstLift).flatMap({
+      tap.fail($0)
+    }) {
+      tapChanged(t, into: &output)
+    }
+    if sequence.firstLift == nil { sequence.firstLift = now }
     trace("long-press", longPress.fail(.lifted))
+    trace("pan", pan.fail(.lifted))
     trace("pinch", pinch.fail(.lifted))
     trace("rotate", rotate.fail(.lifted))
+    // The last finger's lift is the sequence's end, handled there.
+    if sequence.fingersDown > 0, case .claimed = state {
+      transition(.fingerLifted)
+      endSteps(into: &output)
+    }
   }
 
   // MARK: Sequence
+
+  /// Applies one event to the sequence state and traces it. An event the state has no
+  /// transition for is an arbiter bug: counted and traced, the state left alone.
+  @discardableResult
+  private mutating func transition(_ event: SequenceEvent) -> Bool {
+    let old = state
+    let new: SequenceState
+    switch (old, event) {
+    case (.idle, .fingerDown), (.landing, .fingerDown): new = .landing
+    case (.landing, .landingElapsed): new = .open
+    case (.open, .recognized(let kind)): new = .claimed(GestureKindSet([kind]))
+    case (.claimed(var kinds), .recognized(let kind)):
+      kinds.insert(kind)
+      new = .claimed(kinds)
+    case (.landing, .lateFinger), (.open, .lateFinger), (.landing, .contactCancelled), (.open, .contactCancelled):
+      new = .closed(.spoiled)
+    case (.claimed, .lateFinger), (.claimed, .fingerLifted): new = .closed(.countChanged)
+    case (.claimed, .contactCancelled): new = .closed(.cancelled)
+    case (.closed, .lateFinger), (.closed, .fingerLifted), (.closed, .contactCancelled): new = old
+    case (.idle, _): new = .idle
+    case (_, .lastFingerUp), (_, .reset): new = .idle
+    default:
+      impossible("sequence: \(old) has no transition on \(event)")
+      return false
+    }
+    if tracing { note("sequence: \(old) → \(event) → \(new)") }
+    state = new
+    return true
+  }
 
   private mutating func startSequence(_ change: ContactChange, into output: inout [GestureEvent]) {
     sequence.reset(at: now)
@@ -199,69 +258,92 @@ struct GestureArbiter {
       SequenceFinger(contact: change.id, downTime: now, down: change.position, current: change.position))
     let start = change.position.clamped
     sequence.region = profile.region(atX: start.x, y: start.y)
-    sequenceActive = true
     tap.reset()
     longPress.reset()
     swipe.reset()
+    pan.reset()
     pinch.reset()
     rotate.reset()
     if tracing {
       let region = sequence.region.map { profile.regions[$0].name } ?? "none"
-      if tracing {
-        note("sequence began at (\(formatted(start.x * 100))%, \(formatted(start.y * 100))%) region \(region)")
+      note(
+        "sequence began at (\(formatted(start.x * 100))%, \(formatted(start.y * 100))%) region \(region), #\(sequence.number)"
+      )
+    }
+    transition(.fingerDown)
+    fingersLanded()
+    let near = isNearChain(change.position)
+    finish(multiTap.touchBegan(region: sequence.region, isNear: near), into: &output)
+  }
+
+  /// Whether `point` is within `multi-tap-distance` of the waiting tap chain's first tap.
+  private func isNearChain(_ point: Point) -> Bool {
+    switch multiTap.state {
+    case .idle: true
+    case .waiting(let chain), .continuing(let chain): geometry.distance(point, chain.centroid) <= multiTapDistance
+    }
+  }
+
+  /// A finger of the sequence landed (before the count is fixed): the continuous gestures
+  /// take their reference afresh and the step levels restart from 0.
+  private mutating func fingersLanded() {
+    bound = index.sequence(region: sequence.region, fingers: sequence.fingerCount)
+    trace("pan", pan.fingersLanded(sequence.fingers, geometry: geometry))
+    trace("pinch", pinch.fingersLanded(sequence.fingers, geometry: geometry))
+    trace("rotate", rotate.fingersLanded(sequence.fingers, geometry: geometry))
+    levels.removeAll(keepingCapacity: true)
+    for kind in GestureKind.continuous {
+      for c in bound.continuous where c.kind == kind {
+        guard let width = c.width else { continue }
+        levels.append(StepLevel(binding: c.binding, kind: kind, direction: c.direction, width: width))
       }
     }
-    let reference = Self.chainCentroid(multiTap.state)
-    let distance = multiTapDistance
-    let action = multiTap.touchBegan(region: sequence.region, at: change.position) { [geometry] point in
-      geometry.distance(point, reference ?? point) <= distance
-    }
-    finish(action, into: &output)
   }
 
-  private static func chainCentroid(_ state: MultiTapRecognizer.State) -> Point? {
-    switch state {
-    case .idle: nil
-    case .waiting(let chain), .continuing(let chain): chain.centroid
+  private mutating func lateFinger(into output: inout [GestureEvent]) {
+    if case .claimed = state {
+      transition(.lateFinger)
+      endSteps(into: &output)
+    } else if transition(.lateFinger), state == .closed(.spoiled) {
+      failAll(.spoiled, into: &output)
     }
   }
 
-  /// The finger count is now fixed: later fingers spoil the sequence.
-  private mutating func fixCount(into output: inout [GestureEvent]) {
-    guard !sequence.countFixed else { return }
-    sequence.countFixed = true
-    if sequence.fingerCount != 2 {
-      trace("pinch", pinch.fail(.wrongFingerCount))
-      trace("rotate", rotate.fail(.wrongFingerCount))
-    }
-    if tracing { note("fingers fixed: \(sequence.fingerCount)") }
-    let reference = Self.chainCentroid(multiTap.state)
-    let distance = multiTapDistance
-    let action = multiTap.fingersFixed(count: sequence.fingerCount, centroid: sequence.downCentroid) {
-      [geometry] point in
-      geometry.distance(point, reference ?? point) <= distance
-    }
-    finish(action, into: &output)
-    evaluateContinuous(into: &output)
+  /// A cancelled or dropped contact: nothing more fires; steps already going end.
+  private mutating func cancelSequence(into output: inout [GestureEvent]) {
+    let wasClaimed = !state.claimed.isEmpty
+    transition(.contactCancelled)
+    if wasClaimed { endSteps(into: &output) }
+    failAll(.spoiled, into: &output)
   }
 
-  /// A late, sixth, cancelled or dropped finger: the sequence fires nothing.
-  private mutating func spoil(_ why: RecognizerFailure, into output: inout [GestureEvent]) {
-    guard !sequence.spoiled else { return }
-    sequence.spoiled = true
-    if tracing { note("sequence spoiled: \(why)") }
+  /// The finger count is now fixed: later fingers close the sequence.
+  /// `stepping`: false when the sequence is ending, which then fires no steps.
+  private mutating func fixCount(stepping: Bool = true, into output: inout [GestureEvent]) {
+    guard state == .landing else { return }
+    transition(.landingElapsed)
+    let count = sequence.fingerCount
+    trace("pan", pan.countFixed(count))
+    trace("pinch", pinch.countFixed(count))
+    trace("rotate", rotate.countFixed(count))
+    let near = isNearChain(sequence.downCentroid)
+    finish(multiTap.fingersFixed(count: count, isNear: near), into: &output)
+    if stepping { evaluateContinuous(into: &output) }
+  }
+
+  private mutating func failAll(_ why: RecognizerFailure, into output: inout [GestureEvent]) {
     if let t = tap.fail(why) { tapChanged(t, into: &output) }
     trace("long-press", longPress.fail(why))
     trace("swipe", swipe.fail(why))
+    trace("pan", pan.fail(why))
     trace("pinch", pinch.fail(why))
     trace("rotate", rotate.fail(why))
   }
 
   private mutating func endSequence(into output: inout [GestureEvent]) {
-    fixCount(into: &output)
-    sequenceActive = false
+    fixCount(stepping: false, into: &output)
     let duration = now - sequence.startTime
-    if !sequence.spoiled, sequence.winner == nil {
+    if state == .open, swipe.state == .possible {
       var dx = 0.0
       var dy = 0.0
       for finger in sequence.fingers {
@@ -273,16 +355,16 @@ struct GestureArbiter {
       let t = swipe.lastFingerUp(
         displacement: (dx / n, dy / n), duration: duration, geometry: geometry, thresholds: thresholds)
       trace("swipe", t)
-      if case .recognized(let direction) = swipe.state,
-        let binding = binding(.swipe, fingers: sequence.fingerCount, direction: direction, from: sequence.firstDown)
-      {
-        win(.swipe, binding: binding, direction: direction, into: &output)
+      if case .recognized(let direction) = swipe.state, let binding = swipeBinding(direction) {
+        win(.swipe, into: &output)
+        fire(binding: binding, gesture: .swipe, direction: direction, into: &output)
       }
     }
     if let t = tap.lastFingerUp(duration: duration, maxDuration: thresholds.tapMaxDuration) {
       tapChanged(t, into: &output)
     }
-    if tracing { note("sequence ended") }
+    if case .claimed = state { endSteps(into: &output) }
+    transition(.lastFingerUp)
   }
 
   // MARK: Recognition
@@ -293,11 +375,11 @@ struct GestureArbiter {
     case .failed:
       finish(multiTap.notATap(), into: &output)
     case .tapped:
-      let start = sequence.firstDown
-      let centroid = sequence.downCentroid
+      let fingers = sequence.fingerCount
+      let highest = index.sequence(region: sequence.region, fingers: fingers).highestTaps
       let action = multiTap.tapped(
-        fingers: sequence.fingerCount, region: sequence.region, position: start, centroid: centroid, at: now
-      ) { [profile] chain in Self.highestBoundTaps(in: profile, fingers: chain.fingers, region: chain.region) }
+        fingers: fingers, region: sequence.region, position: sequence.firstDown, centroid: sequence.downCentroid,
+        at: now, highestBound: highest)
       finish(action, into: &output)
     case .possible:
       break
@@ -308,118 +390,173 @@ struct GestureArbiter {
   private mutating func finish(_ action: MultiTapRecognizer.Action, into output: inout [GestureEvent]) {
     guard case .end(let chain) = action else { return }
     if tracing { note("tap chain ended: \(chain.taps) × \(chain.fingers)-finger") }
-    guard let binding = binding(.tap, fingers: chain.fingers, taps: chain.taps, region: chain.region) else {
+    guard let binding = index.sequence(region: chain.region, fingers: chain.fingers).taps[chain.taps] else {
       return
     }
     output.append(
       GestureEvent(
-        time: now, binding: binding, gesture: .tap, fingers: chain.fingers, taps: chain.taps,
-        position: chain.position.clamped, region: chain.region))
+        time: now, binding: binding, gesture: .tap, sequence: sequence.number, fingers: chain.fingers,
+        taps: chain.taps, position: chain.position.clamped, region: chain.region))
   }
 
   private mutating func longPressTimeReached(into output: inout [GestureEvent]) {
     guard longPress.state == .possible else { return }
     fixCount(into: &output)
     guard longPress.state == .possible else { return }
-    guard sequence.fingersDown == sequence.fingerCount,
-      let binding = binding(.longPress, fingers: sequence.fingerCount)
-    else {
+    guard state == .open, sequence.fingersDown == sequence.fingerCount, let binding = bound.longPress else {
       trace("long-press", longPress.fail(.wrongFingerCount))
       return
     }
     trace("long-press", longPress.timeReached())
-    win(.longPress, binding: binding, into: &output)
+    win(.longPress, into: &output)
+    fire(binding: binding, gesture: .longPress, into: &output)
   }
 
-  private mutating func updateTwoFingerRecognizers() {
-    guard sequence.fingerCount == 2 else { return }
-    let (a, b) = (sequence.fingers[0].current, sequence.fingers[1].current)
-    pinch.spanChanged(geometry.distance(a, b))
-    rotate.headingChanged(heading(a, b))
+  /// After a frame: the continuous gestures follow the fingers, step levels follow them,
+  /// and recognized gestures fire their steps, pan first, then pinch, then rotate.
+  private mutating func followContinuous(into output: inout [GestureEvent]) {
+    pan.update(sequence.fingers, geometry: geometry)
+    pinch.update(sequence.fingers, geometry: geometry)
+    rotate.update(sequence.fingers, geometry: geometry)
+    evaluateContinuous(into: &output)
   }
 
-  /// Pinch and rotate fire while the fingers are down, once the finger count is fixed.
+  /// Moves every level to the current measures; recognized kinds step, the others are
+  /// checked against their thresholds (once the count is fixed and nothing closed).
   private mutating func evaluateContinuous(into output: inout [GestureEvent]) {
-    guard sequenceActive, sequence.countFixed, !sequence.spoiled, sequence.fingerCount == 2,
-      sequence.fingersDown == 2
-    else { return }
-    let grouped = profile.pinchWithRotate
-    if !sequence.pinchFired, sequence.winner == nil || (grouped && sequence.winner == .rotate),
-      let direction = pinch.crossed(thresholds), let binding = binding(.pinch, fingers: 2, direction: direction)
-    {
-      trace("pinch", pinch.recognize(direction))
-      sequence.pinchFired = true
-      win(.pinch, binding: binding, direction: direction, scale: pinch.scale, into: &output)
-    }
-    if !sequence.rotateFired, sequence.winner == nil || (grouped && sequence.winner == .pinch),
-      let direction = rotate.crossed(thresholds), let binding = binding(.rotate, fingers: 2, direction: direction)
-    {
-      trace("rotate", rotate.recognize(direction))
-      sequence.rotateFired = true
-      win(.rotate, binding: binding, direction: direction, angle: rotate.angle, into: &output)
+    let stepping = state == .open || !state.claimed.isEmpty
+    for kind in GestureKind.continuous {
+      let recognized = isRecognized(kind)
+      for i in levels.indices where levels[i].kind == kind {
+        guard let measure = levelMeasure(kind, along: levels[i].direction) else { continue }
+        let moved = levels[i].follow(measure)
+        if recognized && stepping { fireSteps(level: i, count: levels[i].steps(for: moved), into: &output) }
+      }
+      guard stepping, !recognized, isTracking(kind), let direction = crossed(kind) else { continue }
+      switch kind {
+      case .pan: trace("pan", pan.recognize(direction))
+      case .pinch: trace("pinch", pinch.recognize(direction))
+      case .rotate: trace("rotate", rotate.recognize(direction))
+      default: continue
+      }
+      win(kind, into: &output)
+      if let oneShot = bound.continuous.first(where: { $0.kind == kind && $0.direction == direction && $0.width == nil }
+      ) {
+        fire(binding: oneShot.binding, gesture: kind, direction: direction, into: &output)
+      }
+      for i in levels.indices where levels[i].kind == kind {
+        fireSteps(level: i, count: levels[i].due, into: &output)
+      }
     }
   }
 
-  /// The sequence is `gesture`: every other recognizer fails (pinch and rotate spare each
-  /// other when grouped), then the binding fires.
-  private mutating func win(
-    _ gesture: GestureKind, binding: Int, direction: Direction? = nil, scale: Double? = nil,
-    angle: Double? = nil, into output: inout [GestureEvent]
+  private func isRecognized(_ kind: GestureKind) -> Bool {
+    switch kind {
+    case .pan: pan.isRecognized
+    case .pinch: pinch.isRecognized
+    case .rotate: rotate.isRecognized
+    default: false
+    }
+  }
+
+  private func isTracking(_ kind: GestureKind) -> Bool {
+    switch kind {
+    case .pan: pan.state == .tracking
+    case .pinch: pinch.state == .tracking
+    case .rotate: rotate.state == .tracking
+    default: false
+    }
+  }
+
+  private func crossed(_ kind: GestureKind) -> Direction? {
+    switch kind {
+    case .pan: pan.measure?.crossed(bound.continuous, thresholds: thresholds, slop: slop)
+    case .pinch: pinch.measure?.crossed(bound.continuous, thresholds: thresholds, slop: slop)
+    case .rotate: rotate.measure?.crossed(bound.continuous, thresholds: thresholds, slop: slop)
+    default: nil
+    }
+  }
+
+  private func levelMeasure(_ kind: GestureKind, along direction: Direction) -> Double? {
+    switch kind {
+    case .pan: pan.measure?.levelMeasure(along: direction)
+    case .pinch: pinch.measure?.levelMeasure(along: direction)
+    case .rotate: rotate.measure?.levelMeasure(along: direction)
+    default: nil
+    }
+  }
+
+  private func report(_ kind: GestureKind, into event: inout GestureEvent) {
+    switch kind {
+    case .pan: pan.measure?.report(into: &event)
+    case .pinch: pinch.measure?.report(into: &event)
+    case .rotate: rotate.measure?.report(into: &event)
+    default: break
+    }
+  }
+
+  /// `kind` won (or, in a group, joined) the sequence: every gesture that may not share it
+  /// fails.
+  private mutating func win(_ kind: GestureKind, into output: inout [GestureEvent]) {
+    transition(.recognized(kind))
+    let group = profile.simultaneous
+    let shares: (GestureKind) -> Bool = { other in other == kind || (group.contains(kind) && group.contains(other)) }
+    if let t = tap.fail(.otherGestureWon) { tapChanged(t, into: &output) }
+    if !shares(.longPress) { trace("long-press", longPress.fail(.otherGestureWon)) }
+    if !shares(.swipe) { trace("swipe", swipe.fail(.otherGestureWon)) }
+    if !shares(.pan) { trace("pan", pan.fail(.otherGestureWon)) }
+    if !shares(.pinch) { trace("pinch", pinch.fail(.otherGestureWon)) }
+    if !shares(.rotate) { trace("rotate", rotate.fail(.otherGestureWon)) }
+  }
+
+  private func event(binding: Int, gesture: GestureKind, phase: GestureEvent.Phase, direction: Direction?)
+    -> GestureEvent
+  {
+    var event = GestureEvent(
+      time: now, binding: binding, gesture: gesture, phase: phase, sequence: sequence.number,
+      fingers: sequence.fingerCount, direction: direction, position: sequence.firstDown.clamped,
+      region: sequence.region)
+    report(gesture, into: &event)
+    return event
+  }
+
+  private mutating func fire(
+    binding: Int, gesture: GestureKind, direction: Direction? = nil, into output: inout [GestureEvent]
   ) {
-    if sequence.winner == nil {
-      sequence.winner = gesture
-      if let t = tap.fail(.otherGestureWon) { tapChanged(t, into: &output) }
-      if gesture != .longPress { trace("long-press", longPress.fail(.otherGestureWon)) }
-      if gesture != .swipe { trace("swipe", swipe.fail(.otherGestureWon)) }
-      let grouped = profile.pinchWithRotate
-      if gesture != .pinch && !(grouped && gesture == .rotate) { trace("pinch", pinch.fail(.otherGestureWon)) }
-      if gesture != .rotate && !(grouped && gesture == .pinch) { trace("rotate", rotate.fail(.otherGestureWon)) }
+    output.append(event(binding: binding, gesture: gesture, phase: .oneShot, direction: direction))
+  }
+
+  private mutating func fireSteps(level i: Int, count: Int, into output: inout [GestureEvent]) {
+    for _ in 0..<max(0, count) {
+      levels[i].fired += 1
+      let level = levels[i]
+      output.append(
+        event(binding: level.binding, gesture: level.kind, phase: .step(level.fired), direction: level.direction))
     }
-    output.append(
-      GestureEvent(
-        time: now, binding: binding, gesture: gesture, fingers: sequence.fingerCount, direction: direction,
-        scale: scale, angle: angle, position: sequence.firstDown.clamped, region: sequence.region))
   }
 
-  // MARK: Bindings
-
-  /// The binding for a recognized gesture in the sequence's region: a binding for that region
-  /// shadows a region-less one; an edge swipe binding is preferred over a plain one.
-  private func binding(
-    _ gesture: GestureKind, fingers: Int, taps: Int = 1, direction: Direction? = nil, from start: Point? = nil
-  ) -> Int? {
-    binding(gesture, fingers: fingers, taps: taps, direction: direction, region: sequence.region, from: start)
-  }
-
-  private func binding(
-    _ gesture: GestureKind, fingers: Int, taps: Int = 1, direction: Direction? = nil, region: Int?,
-    from start: Point? = nil
-  ) -> Int? {
-    var best: Int? = nil
-    var bestRank = -1
-    for (index, b) in profile.bindings.enumerated() {
-      guard b.gesture == gesture, b.fingers == fingers, b.taps == taps, b.direction == direction else { continue }
-      if let r = b.region, r != region { continue }
-      if let edge = b.edge {
-        guard let start, isNear(edge, start.clamped) else { continue }
-      }
-      let rank = (b.region != nil ? 2 : 0) + (b.edge != nil ? 1 : 0)
-      if rank > bestRank {
-        best = index
-        bestRank = rank
-      }
+  /// The sequence's steps are over: one end event per step binding that fired a step.
+  private mutating func endSteps(into output: inout [GestureEvent]) {
+    for i in levels.indices where levels[i].fired > 0 {
+      let level = levels[i]
+      output.append(
+        event(binding: level.binding, gesture: level.kind, phase: .end(steps: level.fired), direction: level.direction))
+      levels[i].fired = 0
     }
-    return best
   }
 
-  private static func highestBoundTaps(in profile: Profile, fingers: Int, region: Int?) -> Int {
-    var highest = 1
-    for b in profile.bindings where b.gesture == .tap && b.fingers == fingers && (b.region == nil || b.region == region)
-    {
-      highest = max(highest, b.taps)
+  /// The best swipe binding in `direction` (the index ranks them): an edge swipe needs the
+  /// sequence to start near its edge.
+  private func swipeBinding(_ direction: Direction) -> Int? {
+    let start = sequence.firstDown.clamped
+    for candidate in bound.swipes where candidate.direction == direction {
+      if let edge = candidate.edge, !isNear(edge, start) { continue }
+      return candidate.binding
     }
-    return highest
+    return nil
   }
+
+  // MARK: Geometry
 
   private func isNear(_ edge: Edge, _ p: Point) -> Bool {
     switch edge {
@@ -430,15 +567,13 @@ struct GestureArbiter {
     }
   }
 
-  private func heading(_ a: Point, _ b: Point) -> Double {
-    let d = geometry.millimetres(from: a, to: b)
-    return atan2Degrees(d.dy, d.dx)
-  }
-
-  /// Device gone: everything in flight is dropped; nothing fires.
-  mutating func reset() {
+  /// The sequence is cancelled from outside (device gone, reload): steps going end, nothing
+  /// else fires, and every contact is forgotten.
+  mutating func reset(at time: Timestamp, into output: inout [GestureEvent]) {
+    now = time
+    if case .claimed = state { endSteps(into: &output) }
+    if state.isActive { transition(.reset) }
     contacts.removeAll(keepingCapacity: true)
-    sequenceActive = false
     multiTap.reset()
     if tracing { note("reset: device gone") }
   }
@@ -447,11 +582,17 @@ struct GestureArbiter {
 
   private mutating func trace<State: CustomStringConvertible>(_ name: String, _ t: Transition<State>?) {
     guard tracing, let t else { return }
-    traceLines.append("\(now) \(name): \(t.from) → \(t.to)")
+    traceLines.append("\(now) \(name): \(t.from) → \(t.event) → \(t.to)")
   }
 
   /// Call as `if tracing { note(…) }` so that nothing is formatted when the trace is off.
   private mutating func note(_ message: String) {
     traceLines.append("\(now) \(message)")
+  }
+
+  /// Counts an input that cannot happen; the message is only built when tracing.
+  private mutating func impossible(_ message: @autoclosure () -> String) {
+    impossibleInputs += 1
+    if tracing { traceLines.append("\(now) impossible input: \(message())") }
   }
 }

@@ -10,9 +10,15 @@ public enum Replay {
     public var firings: [GestureEvent]
     /// Things the operator should know (profiles that could not be tried, devices skipped).
     public var notes: [String]
+    /// With `tracing`: the engine's transition trace, the lines the daemon logs with --verbose.
+    public var trace: [String] = []
   }
 
-  public static func run(device: DeviceDescription, events: [RawEvent], configuration: Configuration) -> Result {
+  /// Every firing the engine emits, end events of every step binding included (whether
+  /// anything runs or prints for them is the config's business).
+  public static func run(
+    device: DeviceDescription, events: [RawEvent], configuration: Configuration, tracing: Bool = false
+  ) -> Result {
     var notes: [String] = []
     for profile in configuration.profiles {
       if let match = profile.match, !match.udev.isEmpty {
@@ -30,9 +36,15 @@ public enum Replay {
         "device '\(device.name)' reports no touch position (no ABS_MT_POSITION_X/Y or ABS_X/Y with BTN_TOUCH/BTN_LEFT)")
       return Result(profile: profileIndex, firings: [], notes: notes)
     }
+    engine.tracing = tracing
     var firings: [GestureEvent] = []
-    for event in events { engine.handle(event, into: &firings) }
+    var trace: [String] = []
+    for event in events {
+      engine.handle(event, into: &firings)
+      if tracing { trace += engine.takeTrace() }
+    }
     engine.finish(at: events.last?.time ?? Timestamp(microseconds: 0), into: &firings)
-    return Result(profile: profileIndex, firings: firings, notes: notes)
+    if tracing { trace += engine.takeTrace() }
+    return Result(profile: profileIndex, firings: firings, notes: notes, trace: trace)
   }
 }

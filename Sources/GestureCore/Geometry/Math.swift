@@ -10,3 +10,5 @@
 func atan2Degrees(_ y: Double, _ x: Double) -> Double {
   atan2(y, x) * 180 / Double.pi
 }
+
+func naturalLog(_ x: Double) -> Double { log(x) }

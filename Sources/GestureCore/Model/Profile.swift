@@ -1,20 +1,3 @@
-/// The gestures a binding can name.
-public enum GestureKind: String, Hashable, Sendable, CaseIterable {
-  case tap
-  case longPress = "long-press"
-  case swipe
-  case pinch
-  case rotate
-}
-
-/// A gesture's direction: swipes move up/down/left/right, pinches go in/out, rotations turn
-/// clockwise/counterclockwise (screen coordinates, y down).
-public enum Direction: String, Hashable, Sendable, CaseIterable {
-  case up, down, left, right
-  case `in`, out
-  case clockwise, counterclockwise
-}
-
 /// A panel edge, as the user sees the panel (after rotation).
 public enum Edge: String, Hashable, Sendable, CaseIterable {
   case left, right, top, bottom
@@ -81,43 +64,37 @@ public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
   public var description: String { "\(file):\(line):\(column)" }
 }
 
-/// A gesture, where it may happen, and what to run.
+/// A gesture and where it may happen. What it runs is the config layer's business (keyed
+/// by the binding's index in its profile): the core only recognizes.
 public struct Binding: Hashable, Sendable {
   public var name: String?
   public var gesture: GestureKind
   /// Taps in the sequence (taps only; 1 for everything else).
   public var taps: Int
   public var fingers: Int
-  /// Required for swipe, pinch and rotate; nil for tap and long-press.
+  /// Required for swipe, pan, pinch and rotate; nil for tap and long-press.
   public var direction: Direction?
   /// Swipes only: the swipe must start within `edge-width` of this edge.
   public var edge: Edge?
   /// Index into the profile's regions; nil = any region (and outside every region).
   public var region: Int?
-  /// The shell command, run as `/bin/sh -c run`.
-  public var run: String
-  /// Kill the action after this long (SIGTERM, then SIGKILL 2 s later).
-  public var timeout: Microseconds = 30_000_000
-  /// Ignore firings closer together than this.
-  public var cooldown: Microseconds = 300_000
-  /// Extra environment for the action (DISPLAY, WAYLAND_DISPLAY, …).
-  public var environment: [String: String] = [:]
-  /// Run the action as this user (needs the daemon to run as root).
-  public var user: String?
+  /// Continuous kinds: fire one step per this much further movement, in the kind's
+  /// `StepUnit` (a pinch's 10 % is 10). nil: a one-shot binding.
+  public var step: Double?
   public var location: SourceLocation?
 
   public init(
     name: String? = nil, gesture: GestureKind, taps: Int = 1, fingers: Int? = nil,
-    direction: Direction? = nil, edge: Edge? = nil, region: Int? = nil, run: String = ""
+    direction: Direction? = nil, edge: Edge? = nil, region: Int? = nil, step: Double? = nil
   ) {
     self.name = name
     self.gesture = gesture
     self.taps = taps
-    self.fingers = fingers ?? (gesture == .pinch || gesture == .rotate ? 2 : 1)
+    self.fingers = fingers ?? gesture.traits.defaultFingers
     self.direction = direction
     self.edge = edge
     self.region = region
-    self.run = run
+    self.step = step
   }
 }
 
@@ -176,14 +153,13 @@ public struct Profile: Hashable, Sendable {
   public var calibration: [Double]?
   /// Global thresholds with this profile's overrides applied.
   public var thresholds = Thresholds()
-  /// Pinch and rotate may both fire in one touch sequence.
-  public var pinchWithRotate = false
+  /// The continuous gestures that may all step in one touch sequence (`simultaneous:`);
+  /// empty: the first gesture recognized wins the sequence.
+  public var simultaneous = GestureKindSet()
   public var regions: [Region] = []
   public var bindings: [Binding] = []
   /// Take the device exclusively (EVIOCGRAB).
   public var grab = false
-  public var environment: [String: String] = [:]
-  public var user: String?
   public var location: SourceLocation?
 
   public init(name: String = "default", match: DeviceMatch? = nil) {

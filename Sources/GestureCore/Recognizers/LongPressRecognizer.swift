@@ -26,22 +26,22 @@ struct LongPressRecognizer {
 
   mutating func fingerMoved(travel: Double, slop: Double) -> Transition<State>? {
     guard state == .possible, travel > slop else { return nil }
-    return move(to: .failed(.moved(millimetres: travel, limit: slop)))
+    return move(to: .failed(.moved(millimetres: travel, limit: slop)), on: "finger moved")
   }
 
   mutating func fail(_ why: RecognizerFailure) -> Transition<State>? {
     guard state == .possible else { return nil }
-    return move(to: .failed(why))
+    return move(to: .failed(why), on: why.event)
   }
 
   /// The long-press time has passed with the sequence still down.
   mutating func timeReached() -> Transition<State>? {
     guard state == .possible else { return nil }
-    return move(to: .recognized)
+    return move(to: .recognized, on: "long-press time reached")
   }
 
-  private mutating func move(to new: State) -> Transition<State> {
+  private mutating func move(to new: State, on event: StaticString) -> Transition<State> {
     defer { state = new }
-    return Transition(from: state, to: new)
+    return Transition(from: state, event: event, to: new)
   }
 }

@@ -56,10 +56,11 @@ struct MultiTapRecognizer {
   }
 
   /// A new touch sequence's first finger is down.
-  mutating func touchBegan(region: Int?, at point: Point, isNear: (Point) -> Bool) -> Action {
+  /// `isNear`: whether it landed within `multi-tap-distance` of the chain's first tap.
+  mutating func touchBegan(region: Int?, isNear: Bool) -> Action {
     guard case .waiting(let chain) = state else { return .none }
     // A one-finger chain can judge distance at once; wider chains wait for all fingers.
-    if chain.region != region || (chain.fingers == 1 && !isNear(point)) {
+    if chain.region != region || (chain.fingers == 1 && !isNear) {
       state = .idle
       return .end(chain)
     }
@@ -67,10 +68,11 @@ struct MultiTapRecognizer {
     return .none
   }
 
-  /// The continuing touch's finger count is fixed; `centroid` is its fingers' mean down.
-  mutating func fingersFixed(count: Int, centroid: Point, isNear: (Point) -> Bool) -> Action {
+  /// The continuing touch's finger count is fixed; `isNear`: whether its fingers' mean down
+  /// position is within `multi-tap-distance` of the chain's first tap.
+  mutating func fingersFixed(count: Int, isNear: Bool) -> Action {
     guard case .continuing(let chain) = state else { return .none }
-    if count != chain.fingers || !isNear(centroid) {
+    if count != chain.fingers || !isNear {
       state = .idle
       return .end(chain)
     }
@@ -84,11 +86,10 @@ struct MultiTapRecognizer {
     return .end(chain)
   }
 
-  /// A tap completed. `highestBound` gives the most taps any binding wants for a chain of
+  /// A tap completed. `highestBound` is the most taps any binding wants for a chain of
   /// this finger count in this region.
   mutating func tapped(
-    fingers: Int, region: Int?, position: Point, centroid: Point, at time: Timestamp,
-    highestBound: (Chain) -> Int
+    fingers: Int, region: Int?, position: Point, centroid: Point, at time: Timestamp, highestBound: Int
   ) -> Action {
     var chain: Chain
     if case .continuing(var continued) = state {
@@ -100,7 +101,7 @@ struct MultiTapRecognizer {
         fingers: fingers, taps: 1, region: region, position: position, centroid: centroid,
         lastRelease: time)
     }
-    if chain.taps >= highestBound(chain) {
+    if chain.taps >= highestBound {
       state = .idle
       return .end(chain)
     }

@@ -27,7 +27,7 @@ struct SwipeRecognizer {
 
   mutating func fail(_ why: RecognizerFailure) -> Transition<State>? {
     guard state == .possible else { return nil }
-    return move(to: .failed(why))
+    return move(to: .failed(why), on: why.event)
   }
 
   /// Judges the finished sequence. `displacement` is the mean finger movement in mm, user
@@ -37,7 +37,7 @@ struct SwipeRecognizer {
     thresholds: Thresholds
   ) -> Transition<State>? {
     guard state == .possible else { return nil }
-    if duration > thresholds.swipeMaxDuration { return move(to: .failed(.tooSlow)) }
+    if duration > thresholds.swipeMaxDuration { return move(to: .failed(.tooSlow), on: "last finger up") }
     let horizontal = abs(displacement.dx) >= abs(displacement.dy)
     let along = horizontal ? abs(displacement.dx) : abs(displacement.dy)
     let across = horizontal ? abs(displacement.dy) : abs(displacement.dx)
@@ -46,16 +46,20 @@ struct SwipeRecognizer {
       thresholds.swipeMinDistance.millimetres(diagonal: geometry.diagonal),
       Thresholds.swipeMinPanelShare * panelLength)
     let length = (along * along + across * across).squareRoot()
-    if length < needed { return move(to: .failed(.tooShort(millimetres: length, needed: needed))) }
+    if length < needed {
+      return move(to: .failed(.tooShort(millimetres: length, needed: needed)), on: "last finger up")
+    }
     let deviation = atan2Degrees(across, along)
-    if deviation > thresholds.swipeAngle { return move(to: .failed(.offAxis(degrees: deviation))) }
+    if deviation > thresholds.swipeAngle {
+      return move(to: .failed(.offAxis(degrees: deviation)), on: "last finger up")
+    }
     let direction: Direction =
       horizontal ? (displacement.dx > 0 ? .right : .left) : (displacement.dy > 0 ? .down : .up)
-    return move(to: .recognized(direction))
+    return move(to: .recognized(direction), on: "last finger up")
   }
 
-  private mutating func move(to new: State) -> Transition<State> {
+  private mutating func move(to new: State, on event: StaticString) -> Transition<State> {
     defer { state = new }
-    return Transition(from: state, to: new)
+    return Transition(from: state, event: event, to: new)
   }
 }

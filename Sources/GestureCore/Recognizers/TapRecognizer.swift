@@ -25,44 +25,40 @@ struct TapRecognizer {
 
   mutating func reset() { state = .possible }
 
-  /// Returns the transition when the state changed, for the engine to act on and trace.
-  mutating func fingerMoved(travel: Double, slop: Double) -> Transition<State>? {
-    guard state == .possible, travel > slop else { return nil }
-    return move(to: .failed(.moved(millimetres: travel, limit: slop)))
-  }
-
   /// The sequence is still down at the end of `tap-max-duration`.
   mutating func heldTooLong() -> Transition<State>? {
     guard state == .possible else { return nil }
-    return move(to: .failed(.heldTooLong))
+    return move(to: .failed(.heldTooLong), on: "tap-max-duration reached")
   }
 
   mutating func fail(_ why: RecognizerFailure) -> Transition<State>? {
     guard state == .possible else { return nil }
-    return move(to: .failed(why))
+    return move(to: .failed(why), on: why.event)
   }
 
   /// The last finger lifted `duration` after the first finger down.
   mutating func lastFingerUp(duration: Microseconds, maxDuration: Microseconds) -> Transition<State>? {
     guard state == .possible else { return nil }
-    return move(to: duration > maxDuration ? .failed(.heldTooLong) : .tapped)
+    return move(to: duration > maxDuration ? .failed(.heldTooLong) : .tapped, on: "last finger up")
   }
 
-  private mutating func move(to new: State) -> Transition<State> {
+  private mutating func move(to new: State, on event: StaticString) -> Transition<State> {
     defer { state = new }
-    return Transition(from: state, to: new)
+    return Transition(from: state, event: event, to: new)
   }
 }
 
 /// A recognizer's state change, kept for the engine's verbose trace.
 struct Transition<State> {
   var from: State
+  /// What moved it, for the trace: `from → event → to`.
+  var event: StaticString
   var to: State
 }
 
 /// Why a recognizer gave up on a sequence. Values, not strings: nothing is formatted unless
 /// the trace is on.
-enum RecognizerFailure: Equatable, CustomStringConvertible {
+enum RecognizerFailure: Error, Equatable, CustomStringConvertible {
   case moved(millimetres: Double, limit: Double)
   case heldTooLong
   case lifted
@@ -72,6 +68,19 @@ enum RecognizerFailure: Equatable, CustomStringConvertible {
   case tooShort(millimetres: Double, needed: Double)
   case tooSlow
   case offAxis(degrees: Double)
+
+  /// What happened, as the event of a trace line.
+  var event: StaticString {
+    switch self {
+    case .moved: "finger moved"
+    case .heldTooLong: "time passed"
+    case .lifted: "finger lifted"
+    case .spoiled: "sequence spoiled"
+    case .otherGestureWon: "other gesture won"
+    case .wrongFingerCount: "finger count"
+    case .tooShort, .tooSlow, .offAxis: "measured"
+    }
+  }
 
   var description: String {
     switch self {
@@ -89,10 +98,12 @@ enum RecognizerFailure: Equatable, CustomStringConvertible {
 }
 
 /// One decimal, for traces.
+/// Never traps: a value too large for tenths in an Int64 (no gesture gives one, a broken
+/// device might) is written as Swift writes a Double.
 func formatted(_ value: Double) -> String {
   guard value.isFinite else { return "\(value)" }
-  let tenths = (value * 10).rounded()
-  let whole = Int(tenths / 10)
-  let fraction = Int(abs(tenths.truncatingRemainder(dividingBy: 10)))
+  guard let tenths = Int64(exactly: (value * 10).rounded()) else { return "\(value.rounded())" }
+  let whole = tenths / 10
+  let fraction = (tenths % 10).magnitude
   return (tenths < 0 && whole == 0 ? "-" : "") + "\(whole).\(fraction)"
 }

@@ -7,38 +7,35 @@ struct SequenceFinger {
   var lifted = false
   /// Greatest distance in mm from `down` seen so far (slop checks).
   var maxTravel = 0.0
+  /// Greatest distance in mm from `down` beyond `tap-slop` while every finger of the
+  /// sequence was down, and when it first passed the slop (see `TapSlopRule`).
+  var travelAllDown = 0.0
+  var beyondSlopSince: Timestamp?
 }
 
 /// A touch sequence: from the first finger down (no other finger down) to the last finger up.
 ///
 /// Its finger count is fixed by the fingers that land within `finger-landing` of the first.
-/// A later finger, or a sixth, spoils the sequence: it fires nothing.
 struct TouchSequence {
   static let maxFingers = 5
 
+  /// Counted from 1 per engine, so that a device's sequences can be told apart downstream.
+  var number = 0
   var startTime = Timestamp(microseconds: 0)
   /// The counted fingers, in landing order (at most `maxFingers`; storage reused).
   var fingers: [SequenceFinger] = []
-  var countFixed = false
-  /// Set when the sequence can no longer fire anything.
-  var spoiled = false
   var region: Int?
-  /// The gesture that won the sequence, if any.
-  var winner: GestureKind?
-  var pinchFired = false
-  var rotateFired = false
+  /// When the first finger of the sequence lifted, if one has.
+  var firstLift: Timestamp?
 
   init() { fingers.reserveCapacity(Self.maxFingers) }
 
   mutating func reset(at time: Timestamp) {
+    number += 1
     startTime = time
     fingers.removeAll(keepingCapacity: true)
-    countFixed = false
-    spoiled = false
     region = nil
-    winner = nil
-    pinchFired = false
-    rotateFired = false
+    firstLift = nil
   }
 
   var fingerCount: Int { fingers.count }
@@ -58,7 +55,96 @@ struct TouchSequence {
     }
     return Point(x: x / Double(fingers.count), y: y / Double(fingers.count))
   }
+}
 
-  /// Greatest travel of any finger, in mm.
-  var maxTravel: Double { fingers.reduce(0) { max($0, $1.maxTravel) } }
+/// Where a touch sequence stands, as one explicit state machine. The arbiter feeds it one
+/// `SequenceEvent` at a time and traces every transition as `state → event → state`.
+///
+/// ```
+///  idle ──(first finger down)──▶ landing ──(finger-landing elapsed)──▶ open
+///            │  ▲ (finger down: new reference)                           │
+///            │  └──┘                                                     │(gesture recognized)
+///            │                                                           ▼
+///            └──(late, sixth, cancelled or dropped finger)──▶ closed ◀── claimed(kinds)
+///                                                              ▲  (count changed, cancelled)
+///  any but idle ──(last finger up)──▶ idle                     └── open (late finger …)
+/// ```
+/// `closed`: the sequence fires nothing more; it waits for its last finger to lift.
+enum SequenceState: Equatable, CustomStringConvertible {
+  case idle
+  /// Fingers may still land; nothing has been recognized.
+  case landing
+  /// The finger count is fixed; no gesture has won.
+  case open
+  /// These gestures won the sequence (one, or members of the `simultaneous:` group).
+  case claimed(GestureKindSet)
+  case closed(ClosedReason)
+
+  var description: String {
+    switch self {
+    case .idle: "idle"
+    case .landing: "landing"
+    case .open: "open"
+    case .claimed(let kinds): "claimed (\(kinds))"
+    case .closed(let why): "closed (\(why))"
+    }
+  }
+
+  var isActive: Bool { self != .idle }
+  var countFixed: Bool {
+    switch self {
+    case .idle, .landing: false
+    case .open, .claimed, .closed: true
+    }
+  }
+  var isClosed: Bool {
+    if case .closed = self { return true }
+    return false
+  }
+  var claimed: GestureKindSet {
+    if case .claimed(let kinds) = self { return kinds }
+    return GestureKindSet()
+  }
+}
+
+enum ClosedReason: Equatable, CustomStringConvertible {
+  /// A late, sixth, cancelled or dropped finger before anything won.
+  case spoiled
+  /// The finger count changed after a gesture won: its steps ended.
+  case countChanged
+  /// A cancelled or dropped contact after a gesture won.
+  case cancelled
+
+  var description: String {
+    switch self {
+    case .spoiled: "spoiled"
+    case .countChanged: "finger count changed"
+    case .cancelled: "cancelled"
+    }
+  }
+}
+
+/// The inputs of `SequenceState`.
+enum SequenceEvent: CustomStringConvertible {
+  case fingerDown
+  case lateFinger
+  case fingerLifted
+  case landingElapsed
+  case recognized(GestureKind)
+  case contactCancelled
+  case lastFingerUp
+  case reset
+
+  var description: String {
+    switch self {
+    case .fingerDown: "finger down"
+    case .lateFinger: "late or extra finger"
+    case .fingerLifted: "finger lifted"
+    case .landingElapsed: "finger-landing elapsed"
+    case .recognized(let kind): "\(kind.rawValue) recognized"
+    case .contactCancelled: "contact cancelled or dropped"
+    case .lastFingerUp: "last finger up"
+    case .reset: "reset"
+    }
+  }
 }

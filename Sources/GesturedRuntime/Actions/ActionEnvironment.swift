@@ -9,7 +9,8 @@ import GestureCore
 /// Precedence, lowest first: `PATH` (the daemon's, else `defaultPath`), the profile's
 /// `environment:`, the binding's `environment:`, then the `GESTURED_*` variables, which the
 /// config cannot override. A `GESTURED_*` variable that does not apply to the gesture (e.g.
-/// `GESTURED_TAPS` for a swipe, `GESTURED_REGION` outside every region) is absent, not empty.
+/// `GESTURED_TAPS` for a swipe, `GESTURED_REGION` outside every region, `GESTURED_PHASE` for
+/// a one-shot firing) is absent, not empty.
 ///
 /// Gesture data travels only here, never in the command string, so nothing a device reports
 /// (its name, for one) can be interpreted by the shell.
@@ -33,7 +34,7 @@ public struct ActionEnvironment: Sendable, Equatable {
     variables = [:]
     set("PATH", path.flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultPath)
     for (name, value) in firing.profileEnvironment { set(name, value) }
-    for (name, value) in firing.binding.environment { set(name, value) }
+    for (name, value) in firing.action.environment { set(name, value) }
 
     let event = firing.event
     set("GESTURED_GESTURE", event.gesture.rawValue)
@@ -50,6 +51,22 @@ public struct ActionEnvironment: Sendable, Equatable {
     }
     if let angle = firing.reportedAngle, let text = DecimalText.fourDecimals(angle) {
       set("GESTURED_ANGLE", text)
+    }
+    if let offset = firing.reportedOffset {
+      if let dx = DecimalText.fourDecimals(offset.dx) { set("GESTURED_DX", dx) }
+      if let dy = DecimalText.fourDecimals(offset.dy) { set("GESTURED_DY", dy) }
+    }
+    switch event.phase {
+    case .oneShot: break
+    case .step(let k):
+      // One firing; the action runner raises GESTURED_STEPS when it coalesces waiting steps.
+      set("GESTURED_PHASE", "step")
+      set("GESTURED_STEP", String(k))
+      set("GESTURED_STEPS", "1")
+    case .end(let n):
+      set("GESTURED_PHASE", "end")
+      set("GESTURED_STEP", String(n))
+      set("GESTURED_STEPS", String(n))
     }
     let position = firing.position
     if let x = DecimalText.fourDecimals(position.x) { set("GESTURED_X", x) }

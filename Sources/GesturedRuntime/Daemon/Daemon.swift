@@ -44,15 +44,22 @@ public final class Daemon: @unchecked Sendable {
     let evdev: EvdevDevice
     let profileIndex: Int
     let profile: Profile
+    let actions: ProfileActions
     var engine: DeviceEngine
     /// Set while the multiplexer watches the device.
     var token: EventMultiplexer.Token?
+    /// The engine's impossible-input count last logged.
+    var impossibleLogged = 0
 
-    init(node: InputNode, evdev: EvdevDevice, profileIndex: Int, profile: Profile, engine: DeviceEngine) {
+    init(
+      node: InputNode, evdev: EvdevDevice, profileIndex: Int, profile: Profile, actions: ProfileActions,
+      engine: DeviceEngine
+    ) {
       self.node = node
       self.evdev = evdev
       self.profileIndex = profileIndex
       self.profile = profile
+      self.actions = actions
       self.engine = engine
     }
 
@@ -66,6 +73,8 @@ public final class Daemon: @unchecked Sendable {
   let output: any OutputSink
   let notifier: SystemdNotifier?
   private(set) var configuration: Configuration
+  /// What each profile's bindings run, parallel to `configuration.profiles`.
+  private(set) var actions: [ProfileActions]
   private var watcher: UdevWatcher?
   private var runner: ActionRunner?
   /// Devices, and the runner's pipes and pidfds, are watched through one epoll set rather
@@ -92,22 +101,23 @@ public final class Daemon: @unchecked Sendable {
     switch loadConfiguration(path: options.configPath, logger: logger) {
     case .failure(let code):
       return .failure(code)
-    case .success(let configuration):
+    case .success(let loaded):
       let notifier = mode == .actions ? SystemdNotifier(environment: environment, logger: logger) : nil
       return .success(
         Daemon(
-          mode: mode, options: options, configuration: configuration, logger: logger, output: output,
-          notifier: notifier))
+          mode: mode, options: options, configuration: loaded.configuration, actions: loaded.actions,
+          logger: logger, output: output, notifier: notifier))
     }
   }
 
   private init(
-    mode: Mode, options: Options, configuration: Configuration, logger: Logger, output: any OutputSink,
-    notifier: SystemdNotifier?
+    mode: Mode, options: Options, configuration: Configuration, actions: [ProfileActions], logger: Logger,
+    output: any OutputSink, notifier: SystemdNotifier?
   ) {
     self.mode = mode
     self.options = options
     self.configuration = configuration
+    self.actions = actions
     self.logger = logger
     self.output = output
     self.notifier = notifier
@@ -115,7 +125,9 @@ public final class Daemon: @unchecked Sendable {
 
   /// Reads and validates the config; logs every diagnostic. As root, a config others could
   /// write is refused (like sshd's StrictModes).
-  static func loadConfiguration(path: String, logger: Logger) -> Result<Configuration, ExitCode> {
+  static func loadConfiguration(path: String, logger: Logger) -> Result<
+    (configuration: Configuration, actions: [ProfileActions]), ExitCode
+  > {
     if let problem = ConfigPermissions.check(path: path) {
       logger.error("\(path): \(problem)")
       return .failure(.badConfig)
@@ -132,7 +144,7 @@ public final class Daemon: @unchecked Sendable {
       logger.log(diagnostic.severity == .error ? .error : .warning, diagnostic.description)
     }
     guard let configuration = result.configuration else { return .failure(.badConfig) }
-    return .success(configuration)
+    return .success((configuration, result.actions))
   }
 
   // MARK: Running
@@ -195,7 +207,8 @@ public final class Daemon: @unchecked Sendable {
   private func stop() {
     logger.notice("stopping")
     notifier?.stopping()
-    for syspath in Array(devices.keys) { close(syspath) }
+    // No `end:` commands start now: the service manager is about to stop the unit's processes.
+    for syspath in Array(devices.keys) { close(syspath, runningEnds: false) }
     // Running actions are left to finish; the service manager's KillMode decides.
     exit(ExitCode.success.rawValue)
   }
@@ -209,7 +222,8 @@ public final class Daemon: @unchecked Sendable {
     case .failure:
       logger.error("the new config has errors; keeping the previous one")
     case .success(let new):
-      configuration = new
+      configuration = new.configuration
+      actions = new.actions
       // Profiles are matched again on every device: close and take them afresh.
       for syspath in Array(devices.keys) { close(syspath) }
       leftAlone.removeAll()
@@ -273,7 +287,9 @@ public final class Daemon: @unchecked Sendable {
     if profile.grab {
       do { try evdev.grab(true) } catch { logger.warning("\(node.devnode): cannot grab: \(error)") }
     }
-    let device = OpenDevice(node: node, evdev: evdev, profileIndex: index, profile: profile, engine: engine)
+    let profileActions = actions.indices.contains(index) ? actions[index] : ProfileActions()
+    let device = OpenDevice(
+      node: node, evdev: evdev, profileIndex: index, profile: profile, actions: profileActions, engine: engine)
     do {
       device.token = try multiplexer.watch(evdev.fileDescriptor) { [unowned self, unowned device] in
         self.readable(device)
@@ -291,10 +307,14 @@ public final class Daemon: @unchecked Sendable {
     if mode == .monitor { report(event: "added", device: device) }
   }
 
-  /// Closes a device: its in-flight gestures are cancelled, nothing fires from them.
-  private func close(_ syspath: String) {
+  /// Closes a device: its in-flight gestures are cancelled, nothing new fires from them;
+  /// steps that were going end (their `end:` commands run, unless `runningEnds` is false).
+  private func close(_ syspath: String, runningEnds: Bool = true) {
     guard let device = devices.removeValue(forKey: syspath) else { return }
-    device.engine.cancel(at: MonotonicClock.now())
+    firings.removeAll(keepingCapacity: true)
+    device.engine.cancel(at: MonotonicClock.now(), into: &firings)
+    if runningEnds { fire(device) }
+    firings.removeAll(keepingCapacity: true)
     if device.profile.grab { try? device.evdev.grab(false) }
     if let token = device.token { multiplexer.unwatch(token) }
     device.evdev.close()
@@ -336,7 +356,9 @@ public final class Daemon: @unchecked Sendable {
     guard let due = device.engine.nextDeadline, now - due > Self.lateDeadlineLimit else { return }
     logger.info(
       "\(device.node.devnode): a gesture's deadline passed \((now - due) / 1000) ms ago (suspended?); cancelled")
-    device.engine.cancel(at: now)
+    firings.removeAll(keepingCapacity: true)
+    device.engine.cancel(at: now, into: &firings)
+    fire(device)
   }
 
   private func deadlineReached() {
@@ -366,25 +388,43 @@ public final class Daemon: @unchecked Sendable {
     if options.verbose {
       for line in device.engine.takeTrace() { logger.debug("\(device.node.devnode): \(line)") }
     }
+    if device.engine.impossibleInputs > device.impossibleLogged {
+      logger.warning(
+        "\(device.node.devnode): \(device.engine.impossibleInputs - device.impossibleLogged) impossible input(s) ignored (a bug: run with --verbose to see them)"
+      )
+      device.impossibleLogged = device.engine.impossibleInputs
+    }
     for event in firings {
-      guard let firing = ResolvedFiring(event: event, profile: device.profile) else {
+      guard let firing = ResolvedFiring(event: event, profile: device.profile, actions: device.actions) else {
         logger.error("\(device.node.devnode): a gesture named a binding the profile does not have (a bug)")
         continue
       }
+      // End events of bindings without `end:` are neither run nor reported.
+      guard let command = firing.command else { continue }
       switch mode {
       case .monitor:
         output.write(FiringReport.jsonLine(file: device.node.devnode, deviceName: device.name, firing: firing) + "\n")
       case .actions:
         let environment = ActionEnvironment(
           firing: firing, deviceName: device.name, devnode: device.node.devnode, path: ActionEnvironment.currentPath())
+        // Steps and end runs go one-shot for now; `Self.stream(of:devnode:)` is their queue's key.
         let request = ActionRunner.Request(
           key: "\(device.profileIndex)#\(event.binding)", label: "\(device.profile.name)/\(firing.bindingName)",
-          command: firing.binding.run,
-          environment: environment, timeout: firing.binding.timeout, cooldown: firing.binding.cooldown,
-          user: firing.binding.user ?? device.profile.user, firedAt: event.time)
+          command: command, environment: environment, timeout: firing.action.timeout,
+          cooldown: firing.action.cooldown, user: firing.user, firedAt: event.time)
         runner?.run(request)
       }
     }
     firings.removeAll(keepingCapacity: true)
+  }
+
+  /// The ordered stream a step or end firing belongs to: one device's touch sequence ×
+  /// gesture kind (pinch in and out alike, every pan direction), e.g.
+  /// "/dev/input/event5#12/pinch"; nil for one-shot firings.
+  static func stream(of event: GestureEvent, devnode: String) -> String? {
+    switch event.phase {
+    case .oneShot: nil
+    case .step, .end: "\(devnode)#\(event.sequence)/\(event.gesture.rawValue)"
+    }
   }
 }

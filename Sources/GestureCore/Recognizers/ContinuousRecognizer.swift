@@ -1,0 +1,141 @@
+/// What one continuous gesture kind measures from the fingers (pan: the centroid's offset,
+/// pinch: the scale, rotate: the angle), relative to the reference: the fingers' positions
+/// when the sequence's last finger landed. A new kind is one of these plus its row in
+/// `GestureKind.traits`.
+protocol GestureMeasure: CustomStringConvertible {
+  static var kind: GestureKind { get }
+  /// Measures from the reference, or says why the fingers give no usable reference.
+  static func reference(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Result<Self, RecognizerFailure>
+  /// Follows the fingers' current positions.
+  mutating func update(_ fingers: [SequenceFinger], geometry: PanelGeometry)
+  /// The measure step levels are counted on, along `direction`'s axis (growing towards the
+  /// directions that raise a level); see `ContinuousMeasure`.
+  func levelMeasure(along direction: Direction) -> Double
+  /// The bound direction whose recognition threshold the gesture has crossed, if any.
+  func crossed(_ bound: [BindingIndex.Continuous], thresholds: Thresholds, slop: Double) -> Direction?
+  /// Puts the values a firing reports (scale, angle, dx/dy) into `event`.
+  func report(into event: inout GestureEvent)
+}
+
+/// The recognizer every continuous kind shares:
+///
+/// ```
+///  waiting ──(its finger count landed)──▶ tracking ──(threshold crossed, bound)──▶ recognized
+///     │                 └──(a finger lands: new reference)──▶ tracking
+///     └──(a finger lifts | wrong finger count | spoiled | another gesture won)──▶ failed
+/// ```
+/// Recognized stays recognized until the sequence ends: the arbiter steps its bindings.
+struct ContinuousRecognizer<Measure: GestureMeasure> {
+  enum State: Equatable, CustomStringConvertible {
+    case waiting
+    case tracking
+    case failed(RecognizerFailure)
+    case recognized(Direction)
+
+    var description: String {
+      switch self {
+      case .waiting: "waiting"
+      case .tracking: "tracking"
+      case .failed(let why): "failed (\(why))"
+      case .recognized(let direction): "recognized (\(direction.rawValue))"
+      }
+    }
+  }
+
+  private(set) var state = State.waiting
+  /// Valid while tracking or recognized.
+  private(set) var measure: Measure?
+
+  mutating func reset() {
+    state = .waiting
+    measure = nil
+  }
+
+  var isRecognized: Bool {
+    if case .recognized = state { return true }
+    return false
+  }
+
+  /// Tracking or recognized: the measure follows the fingers.
+  var isLive: Bool { state == .tracking || isRecognized }
+
+  /// A finger landed: the reference is taken afresh from all fingers down now.
+  mutating func fingersLanded(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Transition<State>? {
+    guard state == .waiting || state == .tracking else { return nil }
+    let allowed = Measure.kind.traits.fingers
+    if fingers.count < allowed.lowerBound { return nil }
+    if fingers.count > allowed.upperBound { return move(to: .failed(.wrongFingerCount), on: "finger landed") }
+    switch Measure.reference(fingers, geometry: geometry) {
+    case .success(let reference):
+      measure = reference
+      return move(to: .tracking, on: "reference taken")
+    case .failure(let why):
+      return move(to: .failed(why), on: "reference taken")
+    }
+  }
+
+  /// The count is fixed: a count the kind does not take fails it.
+  mutating func countFixed(_ count: Int) -> Transition<State>? {
+    guard state == .waiting || state == .tracking, !Measure.kind.traits.fingers.contains(count) else { return nil }
+    return move(to: .failed(.wrongFingerCount), on: "finger count fixed")
+  }
+
+  mutating func update(_ fingers: [SequenceFinger], geometry: PanelGeometry) {
+    guard isLive else { return }
+    measure?.update(fingers, geometry: geometry)
+  }
+
+  mutating func recognize(_ direction: Direction) -> Transition<State>? {
+    guard state == .tracking else { return nil }
+    return move(to: .recognized(direction), on: "threshold crossed")
+  }
+
+  mutating func fail(_ why: RecognizerFailure) -> Transition<State>? {
+    switch state {
+    case .waiting, .tracking: return move(to: .failed(why), on: why.event)
+    case .failed, .recognized: return nil
+    }
+  }
+
+  private mutating func move(to new: State, on event: StaticString) -> Transition<State> {
+    defer { state = new }
+    return Transition(from: state, event: event, to: new)
+  }
+}
+
+/// A step binding's level (see docs/configuration.md, "Steps"): `n` moves by one whenever
+/// the measure passes the next boundary, with one level of hysteresis.
+struct StepLevel {
+  var binding: Int
+  var kind: GestureKind
+  var direction: Direction
+  var width: Double
+  var level = 0
+  /// Steps fired so far in this sequence (K of the last one).
+  var fired = 0
+
+  /// Moves the level to follow `measure`; returns the signed number of levels moved.
+  /// Bounded so that an absurd measure cannot flood the output in one frame.
+  mutating func follow(_ measure: Double) -> Int {
+    // Two fingers reported at one spot give a scale of 0 (ln 0 = -inf): no level to follow.
+    guard measure.isFinite else { return 0 }
+    var moved = 0
+    while moved < Self.maximumPerFrame, measure >= Double(level + 1) * width {
+      level += 1
+      moved += 1
+    }
+    while moved > -Self.maximumPerFrame, measure <= Double(level - 1) * width {
+      level -= 1
+      moved -= 1
+    }
+    return moved
+  }
+
+  /// The steps this binding fires for `moved` levels: moves in its own direction.
+  func steps(for moved: Int) -> Int { direction.raisesLevel ? max(0, moved) : max(0, -moved) }
+
+  /// The steps due at recognition: the level it already stands at, in its direction.
+  var due: Int { direction.raisesLevel ? max(0, level) : max(0, -level) }
+
+  static let maximumPerFrame = 1000
+}

@@ -1,0 +1,46 @@
+/// A pan: the fingers' centroid moves, in mm as the user sees the panel (right and down
+/// positive), since the reference. Recognized when the offset along a bound direction
+/// reaches that binding's `max(step, tap-slop)`, so resting fingers never start one.
+struct PanMeasure: GestureMeasure {
+  static let kind = GestureKind.pan
+
+  private var reference: Point
+  private(set) var dx = 0.0
+  private(set) var dy = 0.0
+
+  static func reference(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Result<Self, RecognizerFailure> {
+    .success(PanMeasure(reference: centroid(fingers)))
+  }
+
+  private static func centroid(_ fingers: [SequenceFinger]) -> Point {
+    var x = 0.0
+    var y = 0.0
+    for finger in fingers {
+      x += finger.current.x
+      y += finger.current.y
+    }
+    let n = Double(max(1, fingers.count))
+    return Point(x: x / n, y: y / n)
+  }
+
+  mutating func update(_ fingers: [SequenceFinger], geometry: PanelGeometry) {
+    (dx, dy) = geometry.millimetres(from: reference, to: Self.centroid(fingers))
+  }
+
+  func levelMeasure(along direction: Direction) -> Double { direction.isHorizontal ? dx : dy }
+
+  func crossed(_ bound: [BindingIndex.Continuous], thresholds: Thresholds, slop: Double) -> Direction? {
+    for candidate in bound where candidate.kind == .pan {
+      let along = levelMeasure(along: candidate.direction) * (candidate.direction.raisesLevel ? 1 : -1)
+      if along >= max(candidate.step ?? 0, slop) { return candidate.direction }
+    }
+    return nil
+  }
+
+  func report(into event: inout GestureEvent) {
+    event.dx = dx
+    event.dy = dy
+  }
+
+  var description: String { "offset \(formatted(dx)), \(formatted(dy)) mm" }
+}

@@ -1,0 +1,169 @@
+import Testing
+
+@testable import GestureCore
+
+@Suite("Steps and the sequence state")
+struct StepTests {
+  @Test func levelsMoveWithOneStepOfHysteresis() {
+    var out = StepLevel(binding: 0, kind: .pan, direction: .right, width: 10)
+    #expect(out.follow(9.9) == 0)
+    #expect(out.follow(10) == 1)
+    // Jitter back below the boundary does not lower the level: only 0 does.
+    #expect(out.follow(9) == 0)
+    #expect(out.follow(0.1) == 0)
+    #expect(out.follow(0) == -1)
+    #expect(out.follow(35) == 3)
+    #expect(out.steps(for: 3) == 3 && out.steps(for: -2) == 0)
+    let left = StepLevel(binding: 1, kind: .pan, direction: .left, width: 10, level: -2)
+    #expect(left.due == 2 && left.steps(for: -1) == 1 && left.steps(for: 4) == 0)
+  }
+
+  @Test func aMeasureThatIsNotFiniteMovesNoLevel() {
+    var level = StepLevel(binding: 0, kind: .pinch, direction: .in, width: 0.1)
+    #expect(level.follow(-Double.infinity) == 0)
+    #expect(level.follow(Double.nan) == 0)
+    #expect(level.level == 0)
+  }
+
+  @Test func traceNumbersNeverTrap() {
+    // Int(...) of a Double past Int.max traps; a broken device can report such distances.
+    #expect(formatted(9.3e17) == "9.3e+17")
+    #expect(formatted(-1e300) == "-1e+300")
+    #expect(formatted(3.25) == "3.3")
+    #expect(formatted(-0.06) == "-0.1")
+    #expect(formatted(-12.34) == "-12.3")
+    #expect(formatted(.infinity) == "inf")
+    #expect(RecognizerFailure.moved(millimetres: 1e19, limit: 3).description == "moved 1e+19 mm > 3.0 mm")
+  }
+
+  private func pinchOut(_ t: inout Touches, from start: Double) {
+    t.down(1, 80, 50, at: start)
+    t.down(2, 100, 50, at: start)
+    for step in 1...10 { t.move(2, 100 + Double(step) * 2, 50, at: start + 100 + Double(step) * 20) }
+  }
+
+  @Test func aDeviceGoneMidStepEndsTheSteps() throws {
+    var engine = try #require(DeviceEngine(device: TestPanel.device, profile: profile([bind(.pinch, .out, step: 10)])))
+    var out: [GestureEvent] = []
+    var t = Touches()
+    pinchOut(&t, from: 0)
+    for event in t.events { engine.handle(event, into: &out) }
+    let steps = out.compactMap(\.step)
+    #expect(steps == Array(1...steps.count) && steps.count == 7)  // 20 -> 40 mm: 1.1^7 <= 2
+    engine.cancel(at: Timestamp(microseconds: 400_000), into: &out)
+    #expect(out.last?.phase == .end(steps: 7))
+    #expect(out.last?.time == Timestamp(microseconds: 400_000))
+    #expect(out.allSatisfy { $0.sequence == 1 })
+  }
+
+  @Test func aGestureOutsideTheGroupFailsTheMembers() {
+    // Two fingers rest: the long press wins; the pinch after it, a group member, fires nothing.
+    var t = Touches()
+    pinchOut(&t, from: 0)
+    t.up(1, at: 400)
+    t.up(2, at: 400)
+    var resting = Touches()
+    resting.down(1, 80, 50, at: 0)
+    resting.down(2, 100, 50, at: 0)
+    for step in 1...10 { resting.move(2, 100 + Double(step) * 2, 50, at: 600 + Double(step) * 20) }
+    resting.up(1, at: 900)
+    resting.up(2, at: 900)
+    let bindings = [bind(.longPress, fingers: 2), bind(.pinch, .out, step: 10), bind(.rotate, .clockwise, step: 15)]
+    let fired = run(resting, profile(bindings, simultaneous: [.pinch, .rotate]))
+    #expect(summary(fired) == ["long-press fingers=2 @500.0ms binding=0"])
+    // Without the rest, the pinch steps and numbers its sequence.
+    let pinched = run(t, profile(bindings, simultaneous: [.pinch, .rotate]))
+    #expect(pinched.map(\.event.phase).prefix(2) == [.step(1), .step(2)])
+    #expect(pinched.last?.event.phase == .end(steps: 7))
+  }
+
+  @Test func aSequenceThatEndsBeforeItsCountIsFixedFiresNoSteps() {
+    var t = Touches()
+    t.down(1, 100, 50, at: 0)
+    for step in 1...4 { t.move(1, 100, 50 + Double(step) * 8, at: Double(step) * 15) }
+    t.up(1, at: 70)
+    #expect(run(t, profile([bind(.pan, .down, step: 10)])).isEmpty)
+  }
+}
+
+@Suite("Steps under random touches")
+struct RandomStepTests {
+  /// Random touches of 1–3 fingers wandering over the panel, with every continuous kind
+  /// bound with steps, in a group and without: nothing traps, no input is impossible, steps
+  /// count 1, 2, … per binding and sequence, and every end reports the steps before it.
+  @Test(arguments: [false, true])
+  func stepsAndEndsStayConsistent(grouped: Bool) throws {
+    var random = StepRandom(seed: grouped ? 0xfeed : 0xbeef)
+    var bindings: [Binding] = []
+    for fingers in 1...3 {
+      for direction in [Direction.up, .down, .left, .right] {
+        bindings.append(bind(.pan, fingers: fingers, direction, step: 5))
+      }
+    }
+    bindings += [
+      bind(.pinch, .in, step: 10), bind(.pinch, .out, step: 10), bind(.rotate, .clockwise, step: 15),
+      bind(.rotate, .counterclockwise, step: 15), bind(.tap), bind(.tap, fingers: 2), bind(.longPress),
+      bind(.swipe, .up),
+    ]
+    let p = profile(bindings, simultaneous: grouped ? [.pan, .pinch, .rotate] : [])
+    var engine = try #require(DeviceEngine(device: TestPanel.device, profile: p))
+    engine.tracing = true
+    var out: [GestureEvent] = []
+    var t = Touches()
+    var ms = 0.0
+    for _ in 0..<200 {
+      let fingers = Int(random.next() % 3) + 1
+      var positions = (0..<fingers).map { _ in
+        (Double(random.next() % 180) + 10, Double(random.next() % 80) + 10)
+      }
+      // Landings and lifts in time order, some landing after finger-landing (late).
+      let landings = (0..<fingers).map { _ in Double(random.next() % 150) }.sorted()
+      for f in 0..<fingers { t.down(f + 1, positions[f].0, positions[f].1, at: ms + landings[f]) }
+      ms += 160
+      for _ in 0..<Int(random.next() % 40) {
+        ms += 10
+        for f in 0..<fingers {
+          positions[f].0 = min(195, max(5, positions[f].0 + Double(Int(random.next() % 9) - 4)))
+          positions[f].1 = min(95, max(5, positions[f].1 + Double(Int(random.next() % 9) - 4)))
+          t.move(f + 1, positions[f].0, positions[f].1, at: ms)
+        }
+      }
+      let lifts = (0..<fingers).map { _ in Double(random.next() % 40) }.sorted()
+      for f in 0..<fingers { t.up(f + 1, at: ms + 10 + lifts[f]) }
+      ms += 100
+    }
+    for event in t.events { engine.handle(event, into: &out) }
+    engine.finish(at: Timestamp(microseconds: Int64(ms * 1000) + 1_000_000), into: &out)
+    #expect(engine.impossibleInputs == 0, "\(engine.takeTrace().filter { $0.contains("impossible") }.prefix(3))")
+    var fired: [String: Int] = [:]
+    var ended = Set<String>()
+    for event in out {
+      let key = "\(event.sequence)/\(event.binding)"
+      switch event.phase {
+      case .oneShot: #expect(event.gesture.traits.stepUnit == nil || event.gesture != .pan)
+      case .step(let k):
+        #expect(!ended.contains(key), "a step after the end: \(key)")
+        #expect(k == fired[key, default: 0] + 1, "step \(k) of \(key) after \(fired[key, default: 0])")
+        fired[key] = k
+      case .end(let n):
+        #expect(n == fired[key] && ended.insert(key).inserted, "end \(n) of \(key)")
+      }
+    }
+    // Every binding that stepped has ended by the end of the recording.
+    #expect(Set(fired.keys) == ended)
+    #expect(fired.count > 10, "the random touches stepped \(fired.count) times")
+  }
+}
+
+/// SplitMix64, deterministic, so a failing random test fails the same way every run.
+private struct StepRandom {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
