@@ -196,7 +196,9 @@ public final class Daemon: @unchecked Sendable {
     logger.notice("stopping")
     notifier?.stopping()
     for syspath in Array(devices.keys) { close(syspath) }
-    // Running actions are left to finish; the service manager's KillMode decides.
+    // Waiting runs will not start; running ones are left to finish (the service manager's
+    // KillMode decides). A reload keeps both.
+    runner?.dropWaitingRuns()
     exit(ExitCode.success.rawValue)
   }
 
