@@ -1,4 +1,4 @@
-/* For posix_spawn_file_actions_addclosefrom_np(), pipe2() and close_range(). */
+/* For posix_spawn_file_actions_addclosefrom_np(), POSIX_SPAWN_SETSID, pipe2() and close_range(). */
 #define _GNU_SOURCE
 
 #include "CGesturedShim.h"
@@ -53,6 +53,8 @@ int gestured_spawn_file_actions_close_from(posix_spawn_file_actions_t *actions, 
   return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
 }
 
+short gestured_spawn_setsid_flag(void) { return POSIX_SPAWN_SETSID; }
+
 int gestured_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC) == 0 ? 0 : errno; }
 
 int gestured_pidfd_open(pid_t pid) {
@@ -84,7 +86,9 @@ __attribute__((noreturn)) static void child_exec_as_user(
     struct child_report *report, long open_max, const char *path, char *const argv[],
     char *const envp[], int stdout_fd, int stderr_fd, uid_t uid, gid_t gid, const gid_t *groups,
     size_t group_count) {
-  if (setpgid(0, 0) != 0) child_fail(report, "setpgid");
+  /* A new session (and process group) without a controlling terminal: the daemon's, if it
+   * has one, must not be reachable (TIOCSTI) from a command running as another user. */
+  if (setsid() < 0) child_fail(report, "setsid");
 
   /* Every disposition back to default (the daemon may ignore or handle some); sigaction
    * refuses SIGKILL, SIGSTOP and glibc's internal signals (32, 33), as posix_spawn leaves

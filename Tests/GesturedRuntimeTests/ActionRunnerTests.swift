@@ -580,6 +580,30 @@ final class ActionRunnerTests {
     #expect(fields.count == 2 && fields[0] == fields[1])
   }
 
+  /// Fields 5 to 7 of the shell's /proc/PID/stat (process group, session, tty_nr) with its
+  /// pid first, and whether it could open /dev/tty.
+  static let sessionProbe =
+    "echo \"session $$ $(cut -d ' ' -f 5-7 /proc/$$/stat)\"; "
+    + "if (exec 3</dev/tty) 2>/dev/null; then echo 'tty: opened'; else echo 'tty: none'; fi"
+
+  /// A session leader with no controlling terminal: a command cannot reach the terminal
+  /// gestured runs in (TIOCSTI).
+  func expectOwnSessionWithoutTerminal(
+    _ printed: [String], sourceLocation: Testing.SourceLocation = #_sourceLocation
+  ) {
+    let fields = printed.first { $0.hasPrefix("session ") }?.split(separator: " ") ?? []
+    #expect(fields.count == 5, "\(printed)", sourceLocation: sourceLocation)
+    guard fields.count == 5 else { return }
+    #expect(fields[1] == fields[2], "leads its process group", sourceLocation: sourceLocation)
+    #expect(fields[1] == fields[3], "leads its session", sourceLocation: sourceLocation)
+    #expect(fields[4] == "0", "no controlling terminal", sourceLocation: sourceLocation)
+    #expect(printed.contains("tty: none"), sourceLocation: sourceLocation)
+  }
+
+  @Test func theActionLeadsItsOwnSessionWithoutAControllingTerminal() throws {
+    expectOwnSessionWithoutTerminal(output(try runToEnd(Self.sessionProbe)))
+  }
+
   // MARK: user:
 
   @Test(.enabled(if: geteuid() == 0, "dropping privileges needs root"))
@@ -592,6 +616,7 @@ final class ActionRunnerTests {
         grep -E '^Sig(Blk|Ign):' /proc/self/status
         echo "pgid $$ $(cut -d ' ' -f 5 /proc/$$/stat)"
         ls -l /proc/$$/fd/
+        \(Self.sessionProbe)
         """, user: "nobody"))
     guard case .started = decision else {
       Issue.record("not started: \(decision)")
@@ -615,6 +640,7 @@ final class ActionRunnerTests {
     }
     let pgid = try #require(printed.first { $0.hasPrefix("pgid ") }).split(separator: " ")
     #expect(pgid.count == 3 && pgid[1] == pgid[2], "its own process group")
+    expectOwnSessionWithoutTerminal(printed)
     let descriptors = descriptors(in: printed)
     #expect(descriptors.count == 3, "\(descriptors)")
     #expect(descriptors.contains("0 /dev/null"))

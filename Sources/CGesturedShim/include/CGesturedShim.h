@@ -40,6 +40,13 @@ void gestured_evdev_set_log_target(struct libevdev *dev, const struct gestured_l
  * Returns 0 or an errno value, as posix_spawn_file_actions_* do. */
 int gestured_spawn_file_actions_close_from(posix_spawn_file_actions_t *actions, int lowest);
 
+/* POSIX_SPAWN_SETSID (glibc 2.26) is defined only under _GNU_SOURCE, which Swift's Glibc
+ * module does not define. The flag makes the child call setsid(): a new session and process
+ * group with no controlling terminal, so an action (a `user:` one above all) cannot push
+ * input into the terminal the daemon was started from (TIOCSTI). Use it instead of
+ * POSIX_SPAWN_SETPGROUP: setpgid fails on the session leader setsid makes. */
+short gestured_spawn_setsid_flag(void);
+
 /* pipe2() is declared only under _GNU_SOURCE, which Swift's Glibc module does not define.
  * Creates a pipe with O_CLOEXEC on both ends (no window in which a concurrent spawn could
  * inherit it), so `fds` gets the read end, then the write end. Returns 0 or an errno value. */
@@ -59,8 +66,8 @@ struct gestured_spawn_result {
 };
 
 /* Starts `path` with `argv` and exactly `envp` as another user, like posix_spawn with
- * POSIX_SPAWN_SETPGROUP|SETSIGMASK|SETSIGDEF does for the daemon's own user: the child leads
- * its own process group, has every signal at its default disposition and none blocked, reads
+ * POSIX_SPAWN_SETSID|SETSIGMASK|SETSIGDEF does for the daemon's own user: the child leads
+ * its own session and process group (no controlling terminal), has every signal at its default disposition and none blocked, reads
  * stdin from /dev/null, and inherits no descriptor above 2. `stdout_fd` and `stderr_fd` become
  * its stdout and stderr (-1 keeps the daemon's); pass descriptors above 2. Then it takes
  * exactly `groups` as supplementary groups, `gid` and `uid` (real, effective and saved), and

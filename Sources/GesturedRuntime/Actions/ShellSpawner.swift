@@ -79,12 +79,14 @@ public let actionShell = "/bin/sh"
 
 /// Starts `/bin/sh -c command` with exactly `environment`, as `user` when given.
 ///
-/// The child gets stdin from /dev/null, its own process group, an empty signal mask and
+/// The child gets stdin from /dev/null, its own session and process group (so no controlling
+/// terminal: a command cannot type into the terminal gestured was started from), an empty
+/// signal mask and
 /// default dispositions for every signal (the daemon blocks and ignores signals the action
 /// must not inherit), and no file descriptor of ours beyond 0, 1 and 2. It does not wait for
 /// the child.
 ///
-/// Without `user`, posix_spawn does all this (POSIX_SPAWN_SETPGROUP, POSIX_SPAWN_SETSIGMASK,
+/// Without `user`, posix_spawn does all this (POSIX_SPAWN_SETSID, POSIX_SPAWN_SETSIGMASK,
 /// POSIX_SPAWN_SETSIGDEF). With `user`, which needs root, the C shim's vfork child does it and
 /// also takes the user's uid, gid and supplementary groups; HOME, USER and LOGNAME are then
 /// the user's, whatever `environment` says.
@@ -132,9 +134,11 @@ public func spawnShell(
   sigemptyset(&noSignals)
   var everySignal = sigset_t()
   sigfillset(&everySignal)
-  let flags = POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
-  result = posix_spawnattr_setflags(&attributes, Int16(flags))
-  if result == 0 { result = posix_spawnattr_setpgroup(&attributes, 0) }
+  // setsid makes the child lead a new process group too, so no POSIX_SPAWN_SETPGROUP (its
+  // setpgid would fail on a session leader).
+  let flags =
+    gestured_spawn_setsid_flag() | Int16(POSIX_SPAWN_SETSIGMASK) | Int16(POSIX_SPAWN_SETSIGDEF)
+  result = posix_spawnattr_setflags(&attributes, flags)
   if result == 0 { result = posix_spawnattr_setsigmask(&attributes, &noSignals) }
   if result == 0 { result = posix_spawnattr_setsigdefault(&attributes, &everySignal) }
   guard result == 0 else { throw SpawnError(operation: "posix_spawnattr", errno: result) }
