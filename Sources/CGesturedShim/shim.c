@@ -14,7 +14,6 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 int gestured_evdev_grab(int fd, int grab) {
@@ -156,16 +155,10 @@ struct gestured_spawn_result gestured_spawn_as_user(const char *path, char *cons
     result.step = "vfork";
     return result;
   }
-  if (report.step != NULL) {
-    /* The child has already called _exit: this wait is immediate. */
-    int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    result.error = report.error;
-    result.step = report.step;
-    return result;
-  }
+  /* On a failure the child has already called _exit: the caller reaps it. */
   result.pid = pid;
+  result.error = report.error;
+  result.step = report.step;
   return result;
 }
 
@@ -186,10 +179,7 @@ int gestured_epoll_remove(int epoll_fd, int fd) {
 int gestured_epoll_ready(int epoll_fd, uint64_t *ids, int capacity) {
   struct epoll_event events[64];
   if (capacity > 64) capacity = 64;
-  int count;
-  do {
-    count = epoll_wait(epoll_fd, events, capacity, 0);
-  } while (count < 0 && errno == EINTR);
+  int count = epoll_wait(epoll_fd, events, capacity, 0);
   if (count < 0) return -errno;
   for (int i = 0; i < count; i++) ids[i] = events[i].data.u64;
   return count;

@@ -676,7 +676,7 @@ final class ActionRunnerTests {
         "true", environment: ActionEnvironment(),
         output: .descriptors(standardOutput: 999, standardError: 998), user: user)
     }
-    #expect(error == SpawnError(operation: "start /bin/sh as user nobody: stdout", errno: EBADF))
+    #expect(error == SpawnError(operation: "start /bin/sh as user nobody: stdout", errno: .badFileDescriptor))
   }
 
   // MARK: Reaping and failures

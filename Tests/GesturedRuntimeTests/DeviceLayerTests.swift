@@ -411,12 +411,12 @@ struct DeviceAccessTests {
   }
 
   @Test func openingSomethingThatIsNotAnEvdevNodeSaysSo() {
-    #expect(throws: DeviceError(devnode: "/dev/null", operation: .initialize, errno: ENOTTY)) {
+    #expect(throws: DeviceError(devnode: "/dev/null", operation: .initialize, errno: .notATerminal)) {
       _ = try EvdevDevice(devnode: "/dev/null")
     }
     // With a log target installed the failure path frees it as well.
     let log = CapturedOutput()
-    #expect(throws: DeviceError(devnode: "/dev/null", operation: .initialize, errno: ENOTTY)) {
+    #expect(throws: DeviceError(devnode: "/dev/null", operation: .initialize, errno: .notATerminal)) {
       _ = try EvdevDevice(devnode: "/dev/null", logger: Logger(sink: log))
     }
     for line in log.lines { #expect(line.hasPrefix("/dev/null: libevdev: ")) }
@@ -427,7 +427,7 @@ struct DeviceAccessTests {
       Issue.record("a regular file was accepted as an evdev device")
     } catch {
       #expect(error.operation == .initialize)
-      #expect(error.errno == ENOTTY)
+      #expect(error.errno == .notATerminal)
       #expect(
         error.description
           == "\(file): cannot read its capabilities: Inappropriate ioctl for device (not an evdev device)"
@@ -441,13 +441,13 @@ struct DeviceAccessTests {
       _ = try EvdevDevice(devnode: "/dev/input/event999")
       Issue.record("a missing node was opened")
     } catch {
-      #expect(error == DeviceError(devnode: "/dev/input/event999", operation: .open, errno: ENOENT))
+      #expect(error == DeviceError(devnode: "/dev/input/event999", operation: .open, errno: .noSuchFileOrDirectory))
       #expect(error.description == "/dev/input/event999: cannot open: No such file or directory")
     }
   }
 
   @Test func permissionErrorsAreRecognized() {
-    let denied = DeviceError(devnode: "/dev/input/event3", operation: .open, errno: EACCES)
+    let denied = DeviceError(devnode: "/dev/input/event3", operation: .open, errno: .permissionDenied)
     #expect(denied.isPermissionDenied)
     #expect(denied.description == "/dev/input/event3: cannot open: Permission denied")
   }
@@ -524,7 +524,7 @@ struct DevicesCommandTests {
     var command = command
     command.listNodes = { .success(nodes) }
     command.probe = { devnode, _ in
-      devices[devnode] ?? .failure(DeviceError(devnode: devnode, operation: .open, errno: ENOENT))
+      devices[devnode] ?? .failure(DeviceError(devnode: devnode, operation: .open, errno: .noSuchFileOrDirectory))
     }
     let output = CapturedOutput()
     let errors = CapturedOutput()
@@ -603,7 +603,7 @@ struct DevicesCommandTests {
         twinMouse.devnode: .success(Panels.eloSingleTouchNamed("ILITEK ILITEK-TP Mouse")),
         elo.devnode: .success(Panels.eloSingleTouch),
         keyboard.devnode: .failure(
-          DeviceError(devnode: keyboard.devnode, operation: .open, errno: EACCES)),
+          DeviceError(devnode: keyboard.devnode, operation: .open, errno: .permissionDenied)),
         later.devnode: .success(Panels.multitouch(name: "Goodix Capacitive TouchScreen")),
       ])
     #expect(code == .success)

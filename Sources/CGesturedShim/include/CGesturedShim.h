@@ -57,8 +57,10 @@ int gestured_pipe_cloexec(int fds[2]);
  * readable once the process has exited) or -errno. */
 int gestured_pidfd_open(pid_t pid);
 
-/* The outcome of gestured_spawn_as_user(): `pid` > 0 on success; else `error` is the errno
- * value and `step` names the call that failed (a static string). */
+/* The outcome of gestured_spawn_as_user(): `step` is NULL on success, with `pid` the child's.
+ * Otherwise `error` is the errno value and `step` names the call that failed (a static
+ * string); a `pid` > 0 then is a child that failed before exec and has exited, for the
+ * caller to reap. */
 struct gestured_spawn_result {
   pid_t pid;
   int error;
@@ -93,7 +95,8 @@ int gestured_epoll_create(void);
 /* Watches `fd` for input (level-triggered); `id` comes back from gestured_epoll_ready. */
 int gestured_epoll_add(int epoll_fd, int fd, uint64_t id);
 int gestured_epoll_remove(int epoll_fd, int fd);
-/* Without waiting: fills `ids` with up to `capacity` ready ids and returns how many. */
+/* Without waiting: fills `ids` with up to `capacity` ready ids and returns how many
+ * (-EINTR is the caller's to retry). */
 int gestured_epoll_ready(int epoll_fd, uint64_t *ids, int capacity);
 
 /* A CLOCK_MONOTONIC timerfd (non-blocking, close-on-exec) for deadlines watched through the

@@ -491,18 +491,18 @@ public final class ActionRunner: @unchecked Sendable {
   private func drain(_ pipe: OutputPipe, reads: Int) {
     guard !pipe.isClosed, let buffer = readBuffer.baseAddress else { return }
     for _ in 0..<reads {
-      let count = read(pipe.descriptor, buffer, readBuffer.count)
-      if count > 0 {
+      switch retryOnInterrupt({ valueOrErrno(read(pipe.descriptor, buffer, readBuffer.count)) }) {
+      case .success(let count) where count > 0:
         pipe.splitter.append(UnsafeRawBufferPointer(start: buffer, count: count)) {
           log(line: $0, cut: $1, of: pipe)
         }
         continue
-      }
-      if count < 0 {
-        let error = errno
-        if error == EINTR { continue }
-        if error == EAGAIN || error == EWOULDBLOCK { return }
-        logger.warning("[\(pipe.label)] reading its output: \(String(cString: strerror(error)))")
+      case .success:
+        break  // end of file
+      case .failure(.wouldBlock):
+        return
+      case .failure(let error):
+        logger.warning("[\(pipe.label)] reading its output: \(error)")
       }
       closePipe(pipe)
       return
@@ -592,10 +592,11 @@ public final class ActionRunner: @unchecked Sendable {
 
   private func reap(_ action: RunningAction) {
     var status: Int32 = 0
-    let result = waitpid(action.pid, &status, WNOHANG)
-    if result == 0 { return }  // still running (polling)
-    if result < 0 && errno == EINTR { return }  // the next wake-up tries again
-    finish(action, status: result == action.pid ? ProcessStatus(waitStatus: status) : nil)
+    switch retryOnInterrupt({ valueOrErrno(waitpid(action.pid, &status, WNOHANG)) }) {
+    case .success(0): return  // still running (polling)
+    case .success(let pid): finish(action, status: pid == action.pid ? ProcessStatus(waitStatus: status) : nil)
+    case .failure: finish(action, status: nil)  // ECHILD: something else reaped it
+    }
   }
 
   private func finish(_ action: RunningAction, status: ProcessStatus?) {
@@ -861,7 +862,7 @@ private struct PipeEnds {
   init() throws(SpawnError) {
     var ends: [Int32] = [-1, -1]
     let result = ends.withUnsafeMutableBufferPointer { gestured_pipe_cloexec($0.baseAddress) }
-    guard result == 0 else { throw SpawnError(operation: "pipe", errno: result) }
+    guard result == 0 else { throw SpawnError(operation: "pipe", errno: Errno(rawValue: result)) }
     do {
       read = try Self.aboveStandardStreams(ends[0])
     } catch {
@@ -874,9 +875,10 @@ private struct PipeEnds {
       close(read)
       throw error
     }
-    let flags = fcntl(read, F_GETFL)
-    guard flags >= 0, fcntl(read, F_SETFL, flags | O_NONBLOCK) == 0 else {
-      let error = errno
+    let nonBlocking = valueOrErrno(fcntl(read, F_GETFL)).flatMap { [read] flags in
+      valueOrErrno(fcntl(read, F_SETFL, flags | O_NONBLOCK))
+    }
+    if case .failure(let error) = nonBlocking {
       closeBoth()
       throw SpawnError(operation: "make the output pipe non-blocking", errno: error)
     }
@@ -890,12 +892,11 @@ private struct PipeEnds {
   /// `descriptor` itself, or (closing it) a close-on-exec duplicate numbered 3 or higher.
   private static func aboveStandardStreams(_ descriptor: Int32) throws(SpawnError) -> Int32 {
     guard descriptor < 3 else { return descriptor }
-    let duplicate = fcntl(descriptor, F_DUPFD_CLOEXEC, 3)
-    let error = errno
+    let duplicate = valueOrErrno(fcntl(descriptor, F_DUPFD_CLOEXEC, 3))
     close(descriptor)
-    guard duplicate >= 0 else {
-      throw SpawnError(operation: "move a pipe above fd 2", errno: error)
+    switch duplicate {
+    case .success(let moved): return moved
+    case .failure(let error): throw SpawnError(operation: "move a pipe above fd 2", errno: error)
     }
-    return duplicate
   }
 }

@@ -328,7 +328,7 @@ public final class Daemon: @unchecked Sendable {
     let result = device.evdev.drain { event in device.engine.handle(event, into: &firings) }
     fire(device)
     if case .gone(let error) = result {
-      if error != ENODEV { logger.warning("\(device.node.devnode): read failed: \(String(cString: strerror(error)))") }
+      if error != .noSuchDevice { logger.warning("\(device.node.devnode): read failed: \(error)") }
       close(device.node.syspath)
     }
   }

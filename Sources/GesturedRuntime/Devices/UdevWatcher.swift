@@ -9,14 +9,14 @@ import Dispatch
 public struct UdevError: Error, Hashable, Sendable, CustomStringConvertible {
   /// e.g. "udev_monitor_enable_receiving".
   public var operation: String
-  public var errno: Int32
+  public var errno: Errno
 
-  public init(operation: String, errno: Int32) {
+  public init(operation: String, errno: Errno) {
     self.operation = operation
     self.errno = errno
   }
 
-  public var description: String { "\(operation): \(errnoText(errno))" }
+  public var description: String { "\(operation): \(errno)" }
 }
 
 /// A libudev context for looking input nodes up, without a monitor (`gestured devices`).
@@ -25,7 +25,7 @@ final class UdevContext {
 
   init() throws(UdevError) {
     guard let udev = udev_new() else {
-      throw UdevError(operation: "udev_new", errno: errno == 0 ? ENOMEM : errno)
+      throw UdevError(operation: "udev_new", errno: Errno.current.rawValue == 0 ? .noMemory : .current)
     }
     self.udev = udev
   }
@@ -36,17 +36,17 @@ final class UdevContext {
   /// initialized are left out unless asked for.
   func eventNodes(includingUninitialized: Bool = false) throws(UdevError) -> [InputNode] {
     guard let enumerate = udev_enumerate_new(udev) else {
-      throw UdevError(operation: "udev_enumerate_new", errno: errno == 0 ? ENOMEM : errno)
+      throw UdevError(operation: "udev_enumerate_new", errno: Errno.current.rawValue == 0 ? .noMemory : .current)
     }
     defer { udev_enumerate_unref(enumerate) }
     var result = udev_enumerate_add_match_subsystem(enumerate, "input")
     if result >= 0 { result = udev_enumerate_add_match_sysname(enumerate, "event*") }
     guard result >= 0 else {
-      throw UdevError(operation: "udev_enumerate_add_match", errno: errnoValue(result))
+      throw UdevError(operation: "udev_enumerate_add_match", errno: errno(negated: result))
     }
     result = udev_enumerate_scan_devices(enumerate)
     guard result >= 0 else {
-      throw UdevError(operation: "udev_enumerate_scan_devices", errno: errnoValue(result))
+      throw UdevError(operation: "udev_enumerate_scan_devices", errno: errno(negated: result))
     }
     var nodes: [InputNode] = []
     var entry = udev_enumerate_get_list_entry(enumerate)
@@ -137,13 +137,13 @@ public final class UdevWatcher {
     self.onChange = onChange
     guard let monitor = udev_monitor_new_from_netlink(context.udev, "udev") else {
       throw UdevError(
-        operation: "udev_monitor_new_from_netlink", errno: errno == 0 ? ENOMEM : errno)
+        operation: "udev_monitor_new_from_netlink", errno: Errno.current.rawValue == 0 ? .noMemory : .current)
     }
     var result = udev_monitor_filter_add_match_subsystem_devtype(monitor, "input", nil)
     guard result >= 0 else {
       udev_monitor_unref(monitor)
       throw UdevError(
-        operation: "udev_monitor_filter_add_match_subsystem_devtype", errno: errnoValue(result))
+        operation: "udev_monitor_filter_add_match_subsystem_devtype", errno: errno(negated: result))
     }
     // Best effort: without privileges the kernel's default size stays, which is fine for
     // ordinary plugging; an overflow is made up for by re-enumerating (see `receive`).
@@ -151,12 +151,12 @@ public final class UdevWatcher {
     result = udev_monitor_enable_receiving(monitor)
     guard result >= 0 else {
       udev_monitor_unref(monitor)
-      throw UdevError(operation: "udev_monitor_enable_receiving", errno: errnoValue(result))
+      throw UdevError(operation: "udev_monitor_enable_receiving", errno: errno(negated: result))
     }
     let descriptor = udev_monitor_get_fd(monitor)
     guard descriptor >= 0 else {
       udev_monitor_unref(monitor)
-      throw UdevError(operation: "udev_monitor_get_fd", errno: errnoValue(descriptor))
+      throw UdevError(operation: "udev_monitor_get_fd", errno: errno(negated: descriptor))
     }
     self.monitor = monitor
     let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
@@ -200,16 +200,23 @@ public final class UdevWatcher {
   private func receive() {
     guard let monitor else { return }
     while true {
-      guard let device = udev_monitor_receive_device(monitor) else {
-        let failure = errno
-        if failure == EAGAIN || failure == EWOULDBLOCK || failure == 0 { return }
-        if failure == EINTR { continue }
-        if failure == ENOBUFS {
-          logger.warning("udev: messages were lost (receive buffer full); listing devices again")
-          resynchronize()
-          continue
-        }
-        logger.warning("udev: cannot receive a message: \(errnoText(failure))")
+      let received = retryOnInterrupt { () -> Result<OpaquePointer, Errno> in
+        errno = 0
+        // NULL with errno 0: a message udev dropped (not for us, or malformed).
+        return udev_monitor_receive_device(monitor).map { .success($0) } ?? .failure(.current)
+      }
+      let device: OpaquePointer
+      switch received {
+      case .success(let received):
+        device = received
+      case .failure(.wouldBlock), .failure(Errno(rawValue: 0)):
+        return
+      case .failure(.noBufferSpace):
+        logger.warning("udev: messages were lost (receive buffer full); listing devices again")
+        resynchronize()
+        continue
+      case .failure(let error):
+        logger.warning("udev: cannot receive a message: \(error)")
         return
       }
       defer { udev_device_unref(device) }
