@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -199,6 +200,22 @@ int gestured_timerfd_set(int fd, int64_t absolute_us) {
     if (spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0) spec.it_value.tv_nsec = 1;
   }
   return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL) == 0 ? 0 : -errno;
+}
+
+int gestured_signalfd_create(const int *signals, int count) {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int i = 0; i < count; i++) sigaddset(&set, signals[i]);
+  int fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+  return fd >= 0 ? fd : -errno;
+}
+
+int gestured_signalfd_read(int fd) {
+  struct signalfd_siginfo info;
+  ssize_t count = read(fd, &info, sizeof info);
+  if (count < 0) return -errno;
+  if (count != (ssize_t)sizeof info) return -EIO;
+  return (int)info.ssi_signo;
 }
 
 void gestured_timerfd_clear(int fd) {

@@ -310,7 +310,9 @@ struct DeviceAccessTests {
     let queue = DispatchQueue(label: "udev-test")
     let log = CapturedOutput()
     let changes = ChangeLog()
-    let watcher = try UdevWatcher(queue: queue, logger: Logger(sink: log)) { changes.append($0) }
+    let watcher = try queue.sync {
+      try UdevWatcher(multiplexer: EventMultiplexer(queue: queue), logger: Logger(sink: log)) { changes.append($0) }
+    }
     let nodes = queue.sync { watcher.enumerate() }
     let kernelNodes = kernelEventNodes()
     #expect(nodes.count <= kernelNodes)
@@ -326,8 +328,6 @@ struct DeviceAccessTests {
       watcher.cancel()
       watcher.cancel()
     }
-    // The source's cancel handler (which frees the monitor) runs on the queue.
-    queue.sync {}
     #expect(changes.count == 0)
   }
 
@@ -335,8 +335,10 @@ struct DeviceAccessTests {
     let queue = DispatchQueue(label: "udev-test")
     let changes = ChangeLog()
     let log = CapturedOutput()
-    let watcher = try UdevWatcher(queue: queue, logger: Logger(sink: log, verbose: true)) {
-      changes.append($0)
+    let watcher = try queue.sync {
+      try UdevWatcher(multiplexer: EventMultiplexer(queue: queue), logger: Logger(sink: log, verbose: true)) {
+        changes.append($0)
+      }
     }
     defer { queue.sync { watcher.cancel() } }
     var fresh = node(5, touchscreenProperties)
@@ -363,8 +365,10 @@ struct DeviceAccessTests {
   @Test func afterLostMessagesOnlyTheDifferenceIsReported() throws {
     let queue = DispatchQueue(label: "udev-test")
     let changes = ChangeLog()
-    let watcher = try UdevWatcher(queue: queue, logger: Logger(sink: CapturedOutput())) {
-      changes.append($0)
+    let watcher = try queue.sync {
+      try UdevWatcher(multiplexer: EventMultiplexer(queue: queue), logger: Logger(sink: CapturedOutput())) {
+        changes.append($0)
+      }
     }
     defer { queue.sync { watcher.cancel() } }
     let stays = node(5, touchscreenProperties)
@@ -388,9 +392,11 @@ struct DeviceAccessTests {
     let queue = DispatchQueue(label: "udev-test")
     let changes = ChangeLog()
     let box = WatcherBox()
-    box.watcher = try UdevWatcher(queue: queue, logger: Logger(sink: CapturedOutput())) {
-      changes.append($0)
-      box.watcher?.cancel()
+    box.watcher = try queue.sync {
+      try UdevWatcher(multiplexer: EventMultiplexer(queue: queue), logger: Logger(sink: CapturedOutput())) {
+        changes.append($0)
+        box.watcher?.cancel()
+      }
     }
     queue.sync {
       box.watcher?.resynchronize(with: [

@@ -85,8 +85,8 @@ struct gestured_spawn_result gestured_spawn_as_user(const char *path, char *cons
                                                     int stderr_fd, uid_t uid, gid_t gid,
                                                     const gid_t *groups, size_t group_count);
 
-/* One epoll set for every short-lived descriptor the daemon watches (devices, action output
- * pipes, pidfds), so that libdispatch only ever watches the set itself: creating and
+/* One epoll set for every descriptor the daemon watches (signals, timers, the udev monitor,
+ * devices, action output pipes, pidfds), so that libdispatch only ever watches the set itself: creating and
  * cancelling Dispatch read sources at a high rate hits a use-after-free in libdispatch's
  * epoll bookkeeping on Linux (swift-corelibs-libdispatch#949), seen here as crashes in
  * _dispatch_event_loop_drain. Why C: `struct epoll_event` is packed on x86-64, a layout
@@ -110,5 +110,14 @@ int gestured_timerfd_create(void);
 int gestured_timerfd_set(int fd, int64_t absolute_us);
 /* Consumes an expiry so that the level-triggered epoll set stops reporting it. */
 void gestured_timerfd_clear(int fd);
+
+/* A signalfd (non-blocking, close-on-exec) for `signals`, so that signals arrive in the same
+ * epoll set as everything else instead of through handlers or Dispatch signal sources. The
+ * caller blocks those signals in every thread first (pthread_sigmask before any thread is
+ * made): a blocked signal waits for the signalfd, an ignored one would be lost. Why C:
+ * <sys/signalfd.h> is not part of Swift's Glibc module. Returns the fd or -errno. */
+int gestured_signalfd_create(const int *signals, int count);
+/* Reads one pending signal: its number, or -errno (-EAGAIN when none is pending). */
+int gestured_signalfd_read(int fd);
 
 #endif

@@ -11,8 +11,9 @@ import GestureCore
 /// everything they print.
 ///
 /// Everything happens on `queue`, the daemon's one serial queue, and never blocks it: exits
-/// arrive through a pidfd per child (no global SIGCHLD handling), output through pipes read
-/// without blocking, timeouts through a timerfd per running action (DeadlineTimer).
+/// arrive through a pidfd per child (no global SIGCHLD handling; without pidfd_open, a
+/// polling timerfd), output through pipes read without blocking, timeouts through a timerfd
+/// per running action (DeadlineTimer), all in the daemon's one epoll set.
 ///
 /// Nothing accepted is lost: a run that cannot start yet waits in its lane (one lane per
 /// binding for one-shot firings, one per stream for steps and ends), and waiting runs of a
@@ -108,7 +109,7 @@ public final class ActionRunner: @unchecked Sendable {
   public let maximumRunning: Int
   private let queue: DispatchQueue
   private let logger: Logger
-  /// Output pipes and pidfds are watched here, not with a Dispatch source each (see
+  /// Output pipes, pidfds and timers are watched here, not with a Dispatch source each (see
   /// EventMultiplexer for the libdispatch bug that avoids).
   private let multiplexer: EventMultiplexer
   /// Lanes with a running or waiting run; an idle lane is removed.
@@ -545,16 +546,18 @@ public final class ActionRunner: @unchecked Sendable {
       action.pidfd = (pidfd, token)
     } else {
       if pidfd >= 0 { close(pidfd) }
-      // Kernels before 5.3 (or a seccomp filter) lack pidfd_open: poll while it runs.
-      let timer = DispatchSource.makeTimerSource(queue: queue)
-      let interval = DispatchTimeInterval.microseconds(Int(Self.exitPollInterval))
-      timer.schedule(deadline: .now() + interval, repeating: interval)
-      timer.setEventHandler { [weak self, weak action] in
-        guard let self, let action else { return }
-        self.processMayHaveExited(action)
+      // Kernels before 5.3 (or a seccomp filter) lack pidfd_open: poll while it runs, on a
+      // timerfd in the same event loop.
+      do {
+        let timer = try DeadlineTimer(multiplexer: multiplexer) { [weak self, weak action] in
+          guard let self, let action else { return }
+          self.processMayHaveExited(action)
+        }
+        timer.schedule(at: Self.now() + Self.exitPollInterval)
+        action.exitPoll = timer
+      } catch {
+        logger.error("[\(action.label)] cannot watch for its exit, it may stay a zombie: \(error)")
       }
-      action.exitPoll = timer
-      timer.resume()
     }
   }
 
@@ -582,12 +585,16 @@ public final class ActionRunner: @unchecked Sendable {
     action.exitPoll = nil
   }
 
-  /// The polling fallback: reap it if it has exited.
+  /// The polling fallback: reap it if it has exited, else look again later.
   private func processMayHaveExited(_ action: RunningAction) {
     guard action.lane.running === action else { return }
     // While terminating, leave the zombie for the SIGKILL stage (see processExited).
-    if case .terminating = action.stage { return }
+    if case .terminating = action.stage {
+      action.exitPoll?.schedule(at: Self.now() + Self.exitPollInterval)
+      return
+    }
     reap(action)
+    if action.lane.running === action { action.exitPoll?.schedule(at: Self.now() + Self.exitPollInterval) }
   }
 
   private func reap(_ action: RunningAction) {
@@ -822,7 +829,7 @@ private final class RunningAction {
   var outputs: [OutputPipe] = []
   /// The pidfd watched for the exit, or, without pidfd_open, the polling timer.
   var pidfd: (descriptor: Int32, token: EventMultiplexer.Token)?
-  var exitPoll: (any DispatchSourceTimer)?
+  var exitPoll: DeadlineTimer?
   var timer: DeadlineTimer?
 
   init(lane: Lane, label: String, pid: pid_t, startedAt: Timestamp, timeout: Microseconds) {

@@ -53,9 +53,9 @@ func errno(negated result: Int32) -> Errno {
 
 /// One open evdev node, read through libevdev.
 ///
-/// The daemon owns it on its serial queue: it creates a Dispatch read source on
-/// `fileDescriptor`, calls `drain` from it, and calls `close()` from the source's cancel
-/// handler (never before the source is cancelled, or the fd number could be reused under it).
+/// The daemon owns it on its serial queue: it watches `fileDescriptor` in its event loop
+/// (EventMultiplexer), calls `drain` when it is readable, and calls `close()` only after
+/// unwatching it (else the fd number could be reused under the watch).
 public final class EvdevDevice {
   public let devnode: String
   public let description: DeviceDescription

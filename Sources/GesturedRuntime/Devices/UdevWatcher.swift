@@ -1,5 +1,4 @@
 import CUdev
-import Dispatch
 
 #if canImport(Glibc)
   import Glibc
@@ -101,7 +100,8 @@ final class UdevContext {
   }
 }
 
-/// Watches udev for input event nodes coming and going, on the daemon's serial queue.
+/// Watches udev for input event nodes coming and going: the monitor's socket is one more
+/// descriptor in the daemon's event loop (EventMultiplexer), read on its serial queue.
 ///
 /// The monitor listens to udev's netlink messages (sent after udev's rules ran, so
 /// properties and permissions are final) for the `input` subsystem. It starts before the
@@ -117,8 +117,9 @@ public final class UdevWatcher {
   private let context: UdevContext
   private let logger: Logger
   private let onChange: (Change) -> Void
+  private let multiplexer: EventMultiplexer
   private var monitor: OpaquePointer?
-  private var source: (any DispatchSourceRead)?
+  private var token: EventMultiplexer.Token?
   /// syspath → devnode of every node reported as present (by `enumerate()` or `.added`), so
   /// that a node is never added twice and a lost message can be made up for.
   private var known: [String: String] = [:]
@@ -127,12 +128,13 @@ public final class UdevWatcher {
   /// (or a resume) sends bursts.
   private static let receiveBufferBytes: Int32 = 4 << 20
 
-  /// Starts the monitor (netlink "udev", subsystem "input") and its read source on `queue`.
-  /// `onChange` is called on `queue`.
+  /// Starts the monitor (netlink "udev", subsystem "input") and watches it in `multiplexer`.
+  /// Call on the multiplexer's queue; `onChange` is called there.
   public init(
-    queue: DispatchQueue, logger: Logger, onChange: @escaping (Change) -> Void
+    multiplexer: EventMultiplexer, logger: Logger, onChange: @escaping (Change) -> Void
   ) throws(UdevError) {
     context = try UdevContext()
+    self.multiplexer = multiplexer
     self.logger = logger
     self.onChange = onChange
     guard let monitor = udev_monitor_new_from_netlink(context.udev, "udev") else {
@@ -158,14 +160,13 @@ public final class UdevWatcher {
       udev_monitor_unref(monitor)
       throw UdevError(operation: "udev_monitor_get_fd", errno: errno(negated: descriptor))
     }
+    do {
+      token = try multiplexer.watch(descriptor) { [weak self] in self?.receive() }
+    } catch {
+      udev_monitor_unref(monitor)
+      throw UdevError(operation: "watch the udev monitor", errno: error.errno)
+    }
     self.monitor = monitor
-    let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
-    let owned = MonitorHandle(monitor, context: context)
-    source.setEventHandler { [weak self] in self?.receive() }
-    // The fd belongs to the monitor: free it only once the source no longer watches it.
-    source.setCancelHandler { owned.release() }
-    self.source = source
-    source.resume()
   }
 
   deinit { cancel() }
@@ -189,10 +190,12 @@ public final class UdevWatcher {
     return nodes
   }
 
-  /// Stops watching; no `onChange` call follows. Safe to call more than once.
+  /// Stops watching and frees the monitor (its fd is the monitor's); no `onChange` call
+  /// follows. Call on the queue. Safe to call more than once.
   public func cancel() {
-    source?.cancel()
-    source = nil
+    if let token { multiplexer.unwatch(token) }
+    token = nil
+    if let monitor { udev_monitor_unref(monitor) }
     monitor = nil
   }
 
@@ -301,24 +304,5 @@ public final class UdevWatcher {
       onChange(.added(node))
       if monitor == nil { return }
     }
-  }
-}
-
-/// The monitor pointer, handed to the source's cancel handler, which frees it once. Keeps
-/// the udev context alive as long as the monitor. Only touched on the watcher's queue.
-private final class MonitorHandle: @unchecked Sendable {
-  private var monitor: OpaquePointer?
-  private var context: UdevContext?
-
-  init(_ monitor: OpaquePointer, context: UdevContext) {
-    self.monitor = monitor
-    self.context = context
-  }
-
-  func release() {
-    guard let monitor else { return }
-    udev_monitor_unref(monitor)
-    self.monitor = nil
-    context = nil
   }
 }

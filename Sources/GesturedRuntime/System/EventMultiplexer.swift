@@ -6,17 +6,23 @@ import GestureCore
   import Glibc
 #endif
 
-/// Watches many short-lived descriptors (devices, action output pipes, pidfds) through one
-/// epoll set, so that libdispatch only ever watches the set itself, with one read source
-/// made at start.
+/// The daemon's one event loop: everything it waits for is a descriptor in one epoll set
+/// (the signalfd, timerfds for deadlines, action timeouts, exit polling and the watchdog,
+/// the udev monitor, devices, action output pipes, pidfds), and libdispatch watches only the
+/// set itself, with one read source on the daemon's serial queue, made at start.
 ///
-/// Why: creating and cancelling Dispatch read sources at the rate actions come and go hits a
-/// use-after-free in libdispatch's epoll bookkeeping on Linux (swift-corelibs-libdispatch
-/// #949): measured here, 3 crashes in 40 runs of 20 short actions each. Here `watch` and
-/// `unwatch` are plain epoll_ctl calls, done on the queue, synchronously: nothing is torn
-/// down behind our back, and a descriptor may be closed as soon as `unwatch` returns.
+/// Why not a Dispatch source each: creating and cancelling Dispatch read sources at the rate
+/// actions come and go hits a use-after-free in libdispatch's epoll bookkeeping on Linux
+/// (swift-corelibs-libdispatch #949): measured here, 3 crashes in 40 runs of 20 short
+/// actions each. Here `watch` and `unwatch` are plain epoll_ctl calls, done on the queue,
+/// synchronously: nothing is torn down behind our back, and a descriptor may be closed as
+/// soon as `unwatch` returns. Watching happens when a descriptor comes or goes, never per
+/// event.
 ///
-/// Level-triggered: a handler that leaves data unread is called again. Only `queue` may call.
+/// Level-triggered: a handler that leaves data unread is called again at the next wake-up.
+/// Each wake-up calls every ready handler once; handlers that read a bounded amount (devices
+/// read at most `Daemon.eventsPerWakeUp` events) so take turns, since epoll reports a
+/// descriptor that stays ready after the others that were waiting. Only `queue` may call.
 public final class EventMultiplexer {
   public struct Token: Hashable, Sendable {
     fileprivate let id: UInt64
