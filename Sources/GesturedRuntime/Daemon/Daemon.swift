@@ -9,10 +9,11 @@ import GesturedConfig
 /// The daemon, and `gestured monitor`: live devices → the same pipeline as replay → actions
 /// (or JSON lines).
 ///
-/// Everything runs on one serial Dispatch queue, from one event loop (EventMultiplexer: one epoll set under one Dispatch read source): the
-/// signalfd, the udev monitor, the devices, one timerfd armed at the earliest deadline any
-/// device's engine asks for (disarmed while nothing is pending), the watchdog's timerfd, and
-/// the action runner's pipes, pidfds and timerfds. No global concurrent queue and no Swift
+/// Everything runs on one serial Dispatch queue, from one event loop (EventMultiplexer: one
+/// epoll set under one Dispatch read source): the signalfd, the udev monitor, the devices,
+/// one timerfd armed at the earliest deadline any device's engine asks for (disarmed while
+/// nothing is pending), the watchdog's timerfd, and the action runner's pipes, pidfds and
+/// timerfds. No global concurrent queue and no Swift
 /// concurrency are used, so an idle daemon has no thread that wakes up.
 public final class Daemon: @unchecked Sendable {
   // @unchecked: every property is touched only on `queue`.
@@ -35,7 +36,8 @@ public final class Daemon: @unchecked Sendable {
   }
 
   public static let defaultConfigPath = "/etc/gestured/gestured.yaml"
-  /// A deadline honoured later than this (the machine slept) cancels its gesture instead.
+  /// A deadline honoured later than this (gestured was stopped or starved, or the machine
+  /// slept) cancels its gesture instead.
   static let lateDeadlineLimit: Microseconds = 2_000_000
   /// Events read from one device per wake-up, after which the other ready descriptors are
   /// served first (the rest stays in the kernel's buffer, and the level-triggered epoll set
