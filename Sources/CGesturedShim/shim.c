@@ -1,4 +1,4 @@
-/* For posix_spawn_file_actions_addclosefrom_np(), pipe2() and close_range(). */
+/* For posix_spawn_file_actions_addclosefrom_np(), POSIX_SPAWN_SETSID, pipe2() and close_range(). */
 #define _GNU_SOURCE
 
 #include "CGesturedShim.h"
@@ -12,9 +12,9 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 int gestured_evdev_grab(int fd, int grab) {
@@ -53,6 +53,8 @@ int gestured_spawn_file_actions_close_from(posix_spawn_file_actions_t *actions, 
   return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
 }
 
+short gestured_spawn_setsid_flag(void) { return POSIX_SPAWN_SETSID; }
+
 int gestured_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC) == 0 ? 0 : errno; }
 
 int gestured_pidfd_open(pid_t pid) {
@@ -84,7 +86,9 @@ __attribute__((noreturn)) static void child_exec_as_user(
     struct child_report *report, long open_max, const char *path, char *const argv[],
     char *const envp[], int stdout_fd, int stderr_fd, uid_t uid, gid_t gid, const gid_t *groups,
     size_t group_count) {
-  if (setpgid(0, 0) != 0) child_fail(report, "setpgid");
+  /* A new session (and process group) without a controlling terminal: the daemon's, if it
+   * has one, must not be reachable (TIOCSTI) from a command running as another user. */
+  if (setsid() < 0) child_fail(report, "setsid");
 
   /* Every disposition back to default (the daemon may ignore or handle some); sigaction
    * refuses SIGKILL, SIGSTOP and glibc's internal signals (32, 33), as posix_spawn leaves
@@ -152,16 +156,10 @@ struct gestured_spawn_result gestured_spawn_as_user(const char *path, char *cons
     result.step = "vfork";
     return result;
   }
-  if (report.step != NULL) {
-    /* The child has already called _exit: this wait is immediate. */
-    int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    result.error = report.error;
-    result.step = report.step;
-    return result;
-  }
+  /* On a failure the child has already called _exit: the caller reaps it. */
   result.pid = pid;
+  result.error = report.error;
+  result.step = report.step;
   return result;
 }
 
@@ -182,10 +180,7 @@ int gestured_epoll_remove(int epoll_fd, int fd) {
 int gestured_epoll_ready(int epoll_fd, uint64_t *ids, int capacity) {
   struct epoll_event events[64];
   if (capacity > 64) capacity = 64;
-  int count;
-  do {
-    count = epoll_wait(epoll_fd, events, capacity, 0);
-  } while (count < 0 && errno == EINTR);
+  int count = epoll_wait(epoll_fd, events, capacity, 0);
   if (count < 0) return -errno;
   for (int i = 0; i < count; i++) ids[i] = events[i].data.u64;
   return count;
@@ -205,6 +200,22 @@ int gestured_timerfd_set(int fd, int64_t absolute_us) {
     if (spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0) spec.it_value.tv_nsec = 1;
   }
   return timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL) == 0 ? 0 : -errno;
+}
+
+int gestured_signalfd_create(const int *signals, int count) {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int i = 0; i < count; i++) sigaddset(&set, signals[i]);
+  int fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+  return fd >= 0 ? fd : -errno;
+}
+
+int gestured_signalfd_read(int fd) {
+  struct signalfd_siginfo info;
+  ssize_t count = read(fd, &info, sizeof info);
+  if (count < 0) return -errno;
+  if (count != (ssize_t)sizeof info) return -EIO;
+  return (int)info.ssi_signo;
 }
 
 void gestured_timerfd_clear(int fd) {

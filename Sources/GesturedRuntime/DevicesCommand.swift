@@ -152,10 +152,10 @@ public struct DevicesCommand: Sendable {
         : "\(node.classification); not initialized by udev yet (the daemon waits for udev)")
 
     if case .failure(let error) = report.probed {
-      text += line("open", "cannot \(error.operation.rawValue): \(errnoText(error.errno))")
+      text += line("open", "cannot \(error.operation.rawValue): \(error.errno)")
       if error.isPermissionDenied {
         text += line("", "hint: run as root, or as a member of the 'input' group")
-      } else if error.operation == .initialize && error.errno == ENOTTY {
+      } else if error.operation == .initialize && error.errno == .notATerminal {
         text += line("", "not an evdev device")
       }
     }

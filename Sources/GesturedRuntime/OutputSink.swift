@@ -24,12 +24,10 @@ public final class FileDescriptorSink: OutputSink, Sendable {
       guard var next = bytes.baseAddress else { return }
       var remaining = bytes.count
       while remaining > 0 {
-        let written = Glibc.write(fileDescriptor, next, remaining)
-        if written < 0 {
-          if errno == EINTR { continue }
-          // Nowhere left to report a failing stdout or stderr; drop the rest.
-          return
-        }
+        // Nowhere left to report a failing stdout or stderr: drop the rest.
+        guard
+          case .success(let written) = retryOnInterrupt({ valueOrErrno(Glibc.write(fileDescriptor, next, remaining)) })
+        else { return }
         next += written
         remaining -= written
       }

@@ -235,9 +235,43 @@ final class ActionRunnerTests {
     #expect(lines().count == count)
   }
 
-  // MARK: Dropping
+  // MARK: Cooldown and the queue
 
-  @Test func aFiringWithinTheCooldownIsDropped() throws {
+  /// Runs the requests in one turn of the queue, so nothing started among them can end before
+  /// the last is decided: the decisions do not depend on timing.
+  func runTogether(_ requests: [ActionRunner.Request]) -> [ActionRunner.Decision] {
+    let decisions = queue.sync { requests.map { runner.run($0) } }
+    for case .started(let pid) in decisions { started.append(pid) }
+    return decisions
+  }
+
+  func environment(_ variables: [String: String]) -> ActionEnvironment {
+    ActionEnvironment(variables: variables.merging(["PATH": ActionEnvironment.defaultPath]) { a, _ in a })
+  }
+
+  /// A step or end request of binding `key` in `stream`, numbered `step`.
+  func step(
+    _ step: Int, of key: String, stream: String = "/dev/input/event3#1/pinch", end: Bool = false,
+    steps: Int? = nil, command: String = "echo \"$KEY $PHASE $N ${GESTURED_STEPS:-1}\"; sleep 0.05"
+  ) -> ActionRunner.Request {
+    var variables = ["KEY": key, "PHASE": end ? "end" : "step", "N": String(step)]
+    if let steps { variables["GESTURED_STEPS"] = String(steps) }
+    var request = request(command, key: key, label: "tap", cooldown: 10_000_000, environment: environment(variables))
+    request.schedule = end ? .end(stream: stream) : .step(stream: stream)
+    return request
+  }
+
+  /// The log's start and exit lines of `label`, in order, as "start" and "exit": one at a
+  /// time means they alternate.
+  func startsAndExits(_ lines: [String], label: String = "tap") -> [String] {
+    output(lines, label: label).compactMap { line in
+      if line.hasPrefix("started pid ") { return "start" }
+      if line.hasPrefix("pid ") && (line.contains(" exited ") || line.contains(" failed: ")) { return "exit" }
+      return nil
+    }
+  }
+
+  @Test func aFiringWithinTheCooldownOfTheLastAcceptedOneIsDropped() throws {
     let first = ActionRunner.now()
     #expect(run(request("true", cooldown: 300_000, firedAt: first)) != .droppedCooldown)
     try #require(runner.waitUntilIdle(timeout: 5_000_000))
@@ -247,7 +281,7 @@ final class ActionRunnerTests {
         $0.hasPrefix(
           "<6>[tap] firing dropped: 299 ms after the previous one, within its 300 ms cooldown")
       })
-    // A dropped firing does not extend the cooldown: it counts from the last start.
+    // A dropped firing does not extend the cooldown: it counts from the last accepted one.
     guard case .started = run(request("true", cooldown: 300_000, firedAt: first + 300_000)) else {
       Issue.record("a firing after the cooldown must start")
       return
@@ -261,28 +295,57 @@ final class ActionRunnerTests {
       return
     }
     try #require(runner.waitUntilIdle(timeout: 5_000_000))
+
+    // A queued firing is accepted too: the next one counts from it, not from the last start.
+    let base = first + 10_000_000
+    let decisions = runTogether([
+      request("sleep 0.3", key: "lobby#4", cooldown: 300_000, firedAt: base),
+      request("true", key: "lobby#4", cooldown: 300_000, firedAt: base + 400_000),
+      request("true", key: "lobby#4", cooldown: 300_000, firedAt: base + 600_000),
+      request("true", key: "lobby#4", cooldown: 300_000, firedAt: base + 700_000),
+    ])
+    #expect(decisions.count == 4)
+    guard case .started = decisions[0] else {
+      Issue.record("not started: \(decisions)")
+      return
+    }
+    #expect(Array(decisions.dropFirst()) == [.queued, .droppedCooldown, .coalesced(steps: 2)])
+    #expect(lines().contains { $0.hasPrefix("<6>[tap] firing dropped: 200 ms after the previous one") })
+    try #require(runner.waitUntilIdle(timeout: 5_000_000))
     expectNoZombies()
   }
 
-  @Test func aFiringWhileTheBindingRunsIsDropped() throws {
-    let first = run(request("sleep 0.5", key: "lobby#2"))
-    guard case .started(let pid) = first else {
-      Issue.record("not started: \(first)")
+  @Test func aFiringWhileTheBindingRunsWaitsAndLaterOnesCoalesceIntoIt() throws {
+    let before = lines().count
+    let command = "echo \"x=$X steps=${GESTURED_STEPS:-1}\"; sleep 0.3"
+    let firings = (1...4).map { index in
+      request(
+        command, key: "lobby#2", firedAt: ActionRunner.now() + Microseconds(index),
+        environment: environment(["X": "\(index)"]))
+    }
+    let decisions = runTogether(firings + [request("echo other", key: "lobby#3", label: "other")])
+    guard case .started(let pid) = decisions[0], case .started = decisions[4] else {
+      Issue.record("not started: \(decisions)")
       return
     }
+    #expect(Array(decisions[1...3]) == [.queued, .coalesced(steps: 2), .coalesced(steps: 3)])
+    #expect(queue.sync { runner.waitingCount } == 1, "one waiting run per binding")
+    try #require(runner.waitUntilIdle(timeout: 10_000_000))
+    let logged = Array(lines().dropFirst(before))
+    #expect(logged.contains("<6>[tap] firing queued: its previous run (pid \(pid)) is still running"))
+    #expect(logged.contains("<6>[tap] firing coalesced into its waiting run (now 2 firings)"))
+    #expect(logged.contains("<6>[tap] firing coalesced into its waiting run (now 3 firings)"))
     #expect(
-      run(request("sleep 0.5", key: "lobby#2", firedAt: ActionRunner.now() + 1_000_000))
-        == .droppedRunning)
-    #expect(
-      lines().contains("<6>[tap] firing dropped: its previous run (pid \(pid)) is still running"))
-    guard case .started = run(request("true", key: "lobby#3")) else {
-      Issue.record("another binding runs meanwhile")
-      return
-    }
-    try #require(runner.waitUntilIdle(timeout: 5_000_000))
-    guard
-      case .started = run(request("true", key: "lobby#2", firedAt: ActionRunner.now() + 2_000_000))
-    else {
+      logged.contains {
+        $0.hasPrefix("<6>[tap] started pid ") && $0.contains(" after waiting ")
+          && $0.hasSuffix(" for 3 firings: " + command)
+      })
+    // The newest firing's values, counting all three; every firing is accounted for.
+    #expect(output(logged).filter { $0.hasPrefix("x=") } == ["x=1 steps=1", "x=4 steps=3"])
+    #expect(startsAndExits(logged) == ["start", "exit", "start", "exit"], "one at a time")
+    #expect(output(logged, label: "other").contains("other"), "another binding runs meanwhile")
+    // Once both ended, the binding starts at once again.
+    guard case .started = run(request("true", key: "lobby#2", firedAt: ActionRunner.now() + 1_000)) else {
       Issue.record("once it ended, the binding runs again")
       return
     }
@@ -290,25 +353,185 @@ final class ActionRunnerTests {
     expectNoZombies()
   }
 
-  @Test func atMostSixteenActionsRunAtOnce() throws {
-    for index in 0..<16 {
-      let decision = run(request("sleep 1", key: "binding#\(index)"))
-      guard case .started = decision else {
-        Issue.record("action \(index) not started: \(decision)")
-        return
-      }
+  @Test func stepsOfAStreamRunOneAtATimeInOrderCoalescingPerBindingWithTheEndLast() throws {
+    let before = lines().count
+    let decisions = runTogether([
+      step(1, of: "out"),
+      step(2, of: "out"),
+      step(3, of: "out"),
+      step(1, of: "in"),
+      step(2, of: "in"),
+      step(4, of: "out"),
+      step(0, of: "out", end: true, steps: 4),
+      step(0, of: "in", end: true, steps: 2),
+    ])
+    guard case .started = decisions[0] else {
+      Issue.record("not started: \(decisions)")
+      return
     }
-    #expect(runningCount == 16)
-    #expect(run(request("true", key: "binding#16")) == .droppedCapacity)
     #expect(
-      lines().contains("<4>[tap] firing dropped: 16 actions are running, the most allowed at once"))
+      Array(decisions.dropFirst()) == [
+        .queued, .coalesced(steps: 2), .queued, .coalesced(steps: 2), .queued, .queued, .queued,
+      ], "an end is never merged, not even with the other binding's end")
     try #require(runner.waitUntilIdle(timeout: 10_000_000))
-    #expect(runningCount == 0)
-    guard case .started = run(request("true", key: "binding#16")) else {
-      Issue.record("room again once they ended")
+    let logged = Array(lines().dropFirst(before))
+    let runs = output(logged).filter { $0.hasPrefix("out ") || $0.hasPrefix("in ") }
+    #expect(
+      runs == ["out step 1 1", "out step 3 2", "in step 2 2", "out step 4 1", "out end 0 4", "in end 0 2"])
+    let stepSum = runs.filter { $0.contains(" step ") }.compactMap { Int($0.split(separator: " ").last ?? "") }
+      .reduce(0, +)
+    #expect(stepSum == 6, "the step runs stand for every step fired")
+    #expect(startsAndExits(logged) == Array(repeating: ["start", "exit"], count: 6).flatMap { $0 })
+    #expect(logged.contains { $0.hasPrefix("<6>[tap] step queued: the run before it in its stream (pid ") })
+    #expect(logged.contains("<6>[tap] step coalesced into its waiting run (now 2 steps)"))
+    #expect(logged.contains { $0.hasPrefix("<6>[tap] end queued: the run before it in its stream (pid ") })
+    expectNoZombies()
+  }
+
+  @Test func streamsAreIndependentAndStepsHaveNoCooldown() throws {
+    let before = lines().count
+    let command = "echo \"$N start\"; sleep 0.3; echo \"$N end\""
+    let decisions = runTogether([
+      step(1, of: "pan", stream: "/dev/input/event3#1/pan", command: command),
+      step(1, of: "pan", stream: "/dev/input/event4#1/pan", command: command),
+    ])
+    guard case .started = decisions[0], case .started = decisions[1] else {
+      Issue.record("two streams run side by side: \(decisions)")
       return
     }
     try #require(runner.waitUntilIdle(timeout: 5_000_000))
+    // A step right after the previous one of its binding (its cooldown is 10 s) still runs.
+    guard case .started = run(step(2, of: "pan", stream: "/dev/input/event3#1/pan", command: "true")) else {
+      Issue.record("steps have no cooldown")
+      return
+    }
+    try #require(runner.waitUntilIdle(timeout: 5_000_000))
+    #expect(startsAndExits(Array(lines().dropFirst(before))).prefix(2) == ["start", "start"])
+    expectNoZombies()
+  }
+
+  @Test func aStreamKeepsAtMost64WaitingStepsMergingTheRestIntoTheirBindingsNewest() throws {
+    let before = lines().count
+    let command = "echo \"$KEY ${GESTURED_STEPS:-1}\""
+    // Two bindings alternating: consecutive steps never share a binding, so only the bound
+    // merges them.
+    var requests = [step(0, of: "a", command: "sleep 0.3")]
+    for index in 1...200 { requests.append(step(index, of: index % 2 == 0 ? "a" : "b", command: command)) }
+    let decisions = runTogether(requests)
+    guard case .started = decisions[0] else {
+      Issue.record("not started: \(decisions[0])")
+      return
+    }
+    #expect(decisions[1...64].allSatisfy { $0 == .queued })
+    #expect(decisions[65...].allSatisfy { if case .coalesced = $0 { true } else { false } })
+    #expect(queue.sync { runner.waitingCount } == 64)
+    try #require(runner.waitUntilIdle(timeout: 30_000_000))
+    let logged = Array(lines().dropFirst(before))
+    #expect(
+      logged.contains {
+        $0.hasPrefix("<5>[tap] step merged into its newest waiting run (now ")
+          && $0.hasSuffix("): stream /dev/input/event3#1/pinch has 64 waiting runs, the most kept")
+      })
+    let counts = output(logged).compactMap { line -> Int? in
+      let fields = line.split(separator: " ")
+      guard fields.count == 2, fields[0] == "a" || fields[0] == "b" else { return nil }
+      return Int(fields[1])
+    }
+    #expect(counts.count == 64)
+    #expect(counts.reduce(0, +) == 200, "no step is lost")
+    expectNoZombies()
+  }
+
+  @Test func pastTheGlobalBoundStepsAndEndsMergeIntoTheirBindingsNewestWaitingRunAnywhere() throws {
+    runner.maximumWaitingRuns = 3
+    let before = lines().count
+    func stream(_ name: String) -> String { "/dev/input/event3#\(name)/pan" }
+    let decisions = runTogether([
+      step(1, of: "hold", stream: stream("a"), command: "sleep 0.3"), step(2, of: "x", stream: stream("a")),
+      step(1, of: "hold", stream: stream("b"), command: "sleep 0.3"), step(2, of: "y", stream: stream("b")),
+      step(0, of: "x", stream: stream("b"), end: true, steps: 1),
+      step(1, of: "hold", stream: stream("c"), command: "sleep 0.3"),
+      step(2, of: "x", stream: stream("c")),
+      step(0, of: "x", stream: stream("c"), end: true, steps: 2),
+      step(3, of: "z", stream: stream("c")),
+    ])
+    #expect(
+      [decisions[1], decisions[3], decisions[4]] == [.queued, .queued, .queued]
+        && Array(decisions[6...]) == [.coalesced(steps: 2), .coalesced(steps: 3), .queued],
+      "\(decisions)")
+    try #require(runner.waitUntilIdle(timeout: 10_000_000))
+    let logged = Array(lines().dropFirst(before))
+    #expect(
+      logged.contains(
+        "<4>[tap] step merged into its newest waiting run in stream \(stream("a")) (now 2 steps): "
+          + "3 runs are waiting, the most kept"))
+    #expect(
+      logged.contains {
+        $0.hasPrefix("<4>[tap] end merged into its newest waiting run in stream \(stream("b")) (now 3 ends)")
+      })
+    let runs = output(logged).filter { $0.hasPrefix("x ") || $0.hasPrefix("y ") || $0.hasPrefix("z ") }
+    #expect(Set(runs) == ["x step 2 2", "y step 2 1", "x end 0 3", "z step 3 1"])
+    expectNoZombies()
+  }
+
+  @Test func aQueuedRunThatCannotStartIsLoggedAndTheNextOneStarts() throws {
+    runner.effectiveUserID = { 1000 }
+    let before = lines().count
+    var refused = step(2, of: "b", command: "true")
+    refused.user = "nobody"
+    let decisions = runTogether([
+      step(1, of: "a", command: "sleep 0.2"), refused, step(3, of: "c", command: "echo third"),
+    ])
+    #expect(Array(decisions.dropFirst()) == [.queued, .queued])
+    try #require(runner.waitUntilIdle(timeout: 5_000_000))
+    let logged = Array(lines().dropFirst(before))
+    #expect(
+      logged.contains(
+        "<3>[tap] cannot start its action: user: nobody needs gestured to run as root (it runs as uid 1000)"))
+    #expect(output(logged).contains("third"))
+    expectNoZombies()
+  }
+
+  @Test func atMostSixteenActionsRunAtOnceAndTheRestWaitForRoomInOrder() throws {
+    let before = lines().count
+    var requests = (0..<16).map { index in request("sleep 0.5", key: "binding#\(index)") }
+    requests.append(request("echo \"first ${GESTURED_STEPS:-1}\"", key: "binding#16", label: "first"))
+    requests.append(request("echo \"first ${GESTURED_STEPS:-1}\"", key: "binding#16", label: "first"))
+    requests.append(step(1, of: "s", command: "echo second"))
+    requests[18].label = "second"
+    let decisions = runTogether(requests)
+    #expect(decisions.prefix(16).allSatisfy { if case .started = $0 { true } else { false } })
+    #expect(Array(decisions.dropFirst(16)) == [.queued, .coalesced(steps: 2), .queued])
+    #expect(runningCount == 16)
+    #expect(queue.sync { runner.waitingCount } == 2)
+    try #require(runner.waitUntilIdle(timeout: 10_000_000))
+    let logged = Array(lines().dropFirst(before))
+    #expect(logged.contains("<4>[first] firing queued: 16 actions are running, the most allowed at once"))
+    #expect(logged.contains("<4>[second] step queued: 16 actions are running, the most allowed at once"))
+    let first = try #require(logged.firstIndex { $0.hasPrefix("<6>[first] started pid ") })
+    let second = try #require(logged.firstIndex { $0.hasPrefix("<6>[second] started pid ") })
+    let firstExit = try #require(logged.firstIndex { $0.contains("] pid ") && $0.contains(" exited ") })
+    #expect(firstExit < first && first < second, "they start as room frees, first come first served")
+    #expect(output(logged, label: "first").contains("first 2"))
+    #expect(runningCount == 0)
+    expectNoZombies()
+  }
+
+  @Test func stoppingDropsWaitingRunsAndSaysHowMany() throws {
+    let decisions = runTogether([
+      request("sleep 0.2", key: "lobby#5"), request("true", key: "lobby#5"),
+      step(1, of: "a", command: "sleep 0.2"), step(2, of: "b"), step(3, of: "a"),
+    ])
+    guard case .started = decisions[0], case .started = decisions[2] else {
+      Issue.record("not started: \(decisions)")
+      return
+    }
+    #expect([decisions[1], decisions[3], decisions[4]] == [.queued, .queued, .queued])
+    #expect(queue.sync { runner.dropWaitingRuns() } == 3)
+    #expect(lines().contains("<5>stopping: 3 waiting action runs dropped"))
+    #expect(queue.sync { runner.waitingCount } == 0)
+    try #require(runner.waitUntilIdle(timeout: 5_000_000))
+    #expect(output(lines()).filter { $0.hasPrefix("started pid") }.count == 2, "the running ones finished")
     expectNoZombies()
   }
 
@@ -357,6 +580,30 @@ final class ActionRunnerTests {
     #expect(fields.count == 2 && fields[0] == fields[1])
   }
 
+  /// Fields 5 to 7 of the shell's /proc/PID/stat (process group, session, tty_nr) with its
+  /// pid first, and whether it could open /dev/tty.
+  static let sessionProbe =
+    "echo \"session $$ $(cut -d ' ' -f 5-7 /proc/$$/stat)\"; "
+    + "if (exec 3</dev/tty) 2>/dev/null; then echo 'tty: opened'; else echo 'tty: none'; fi"
+
+  /// A session leader with no controlling terminal: a command cannot reach the terminal
+  /// gestured runs in (TIOCSTI).
+  func expectOwnSessionWithoutTerminal(
+    _ printed: [String], sourceLocation: Testing.SourceLocation = #_sourceLocation
+  ) {
+    let fields = printed.first { $0.hasPrefix("session ") }?.split(separator: " ") ?? []
+    #expect(fields.count == 5, "\(printed)", sourceLocation: sourceLocation)
+    guard fields.count == 5 else { return }
+    #expect(fields[1] == fields[2], "leads its process group", sourceLocation: sourceLocation)
+    #expect(fields[1] == fields[3], "leads its session", sourceLocation: sourceLocation)
+    #expect(fields[4] == "0", "no controlling terminal", sourceLocation: sourceLocation)
+    #expect(printed.contains("tty: none"), sourceLocation: sourceLocation)
+  }
+
+  @Test func theActionLeadsItsOwnSessionWithoutAControllingTerminal() throws {
+    expectOwnSessionWithoutTerminal(output(try runToEnd(Self.sessionProbe)))
+  }
+
   // MARK: user:
 
   @Test(.enabled(if: geteuid() == 0, "dropping privileges needs root"))
@@ -369,6 +616,7 @@ final class ActionRunnerTests {
         grep -E '^Sig(Blk|Ign):' /proc/self/status
         echo "pgid $$ $(cut -d ' ' -f 5 /proc/$$/stat)"
         ls -l /proc/$$/fd/
+        \(Self.sessionProbe)
         """, user: "nobody"))
     guard case .started = decision else {
       Issue.record("not started: \(decision)")
@@ -392,6 +640,7 @@ final class ActionRunnerTests {
     }
     let pgid = try #require(printed.first { $0.hasPrefix("pgid ") }).split(separator: " ")
     #expect(pgid.count == 3 && pgid[1] == pgid[2], "its own process group")
+    expectOwnSessionWithoutTerminal(printed)
     let descriptors = descriptors(in: printed)
     #expect(descriptors.count == 3, "\(descriptors)")
     #expect(descriptors.contains("0 /dev/null"))
@@ -427,7 +676,7 @@ final class ActionRunnerTests {
         "true", environment: ActionEnvironment(),
         output: .descriptors(standardOutput: 999, standardError: 998), user: user)
     }
-    #expect(error == SpawnError(operation: "start /bin/sh as user nobody: stdout", errno: EBADF))
+    #expect(error == SpawnError(operation: "start /bin/sh as user nobody: stdout", errno: .badFileDescriptor))
   }
 
   // MARK: Reaping and failures
@@ -437,6 +686,11 @@ final class ActionRunnerTests {
     let logged = try runToEnd("echo polled; exit 4")
     #expect(output(logged).contains("polled"))
     #expect(logged.contains { $0.contains("failed: exit status 4") })
+    // A polled exit starts the binding's waiting run too.
+    let decisions = runTogether([request("sleep 0.1"), request("echo next")])
+    #expect(decisions.last == .queued)
+    try #require(runner.waitUntilIdle(timeout: 5_000_000))
+    #expect(output(lines()).contains("next"))
     expectNoZombies()
   }
 

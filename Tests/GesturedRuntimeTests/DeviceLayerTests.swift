@@ -310,7 +310,9 @@ struct DeviceAccessTests {
     let queue = DispatchQueue(label: "udev-test")
     let log = CapturedOutput()
     let changes = ChangeLog()
-    let watcher = try UdevWatcher(queue: queue, logger: Logger(sink: log)) { changes.append($0) }
+    let watcher = try queue.sync {
+      try UdevWatcher(multiplexer: EventMultiplexer(queue: queue), logger: Logger(sink: log)) { changes.append($0) }
+    }
     let nodes = queue.sync { watcher.enumerate() }
     let kernelNodes = kernelEventNodes()
     #expect(nodes.count <= kernelNodes)
@@ -326,8 +328,6 @@ struct DeviceAccessTests {
       watcher.cancel()
       watcher.cancel()
     }
-    // The source's cancel handler (which frees the monitor) runs on the queue.
-    queue.sync {}
     #expect(changes.count == 0)
   }
 
@@ -335,8 +335,10 @@ struct DeviceAccessTests {
     let queue = DispatchQueue(label: "udev-test")
     let changes = ChangeLog()
     let log = CapturedOutput()
-    let watcher = try UdevWatcher(queue: queue, logger: Logger(sink: log, verbose: true)) {
-      changes.append($0)
+    let watcher = try queue.sync {
+      try UdevWatcher(multiplexer: EventMultiplexer(queue: queue), logger: Logger(sink: log, verbose: true)) {
+        changes.append($0)
+      }
     }
     defer { queue.sync { watcher.cancel() } }
     var fresh = node(5, touchscreenProperties)
@@ -363,8 +365,10 @@ struct DeviceAccessTests {
   @Test func afterLostMessagesOnlyTheDifferenceIsReported() throws {
     let queue = DispatchQueue(label: "udev-test")
     let changes = ChangeLog()
-    let watcher = try UdevWatcher(queue: queue, logger: Logger(sink: CapturedOutput())) {
-      changes.append($0)
+    let watcher = try queue.sync {
+      try UdevWatcher(multiplexer: EventMultiplexer(queue: queue), logger: Logger(sink: CapturedOutput())) {
+        changes.append($0)
+      }
     }
     defer { queue.sync { watcher.cancel() } }
     let stays = node(5, touchscreenProperties)
@@ -388,9 +392,11 @@ struct DeviceAccessTests {
     let queue = DispatchQueue(label: "udev-test")
     let changes = ChangeLog()
     let box = WatcherBox()
-    box.watcher = try UdevWatcher(queue: queue, logger: Logger(sink: CapturedOutput())) {
-      changes.append($0)
-      box.watcher?.cancel()
+    box.watcher = try queue.sync {
+      try UdevWatcher(multiplexer: EventMultiplexer(queue: queue), logger: Logger(sink: CapturedOutput())) {
+        changes.append($0)
+        box.watcher?.cancel()
+      }
     }
     queue.sync {
       box.watcher?.resynchronize(with: [
@@ -411,12 +417,12 @@ struct DeviceAccessTests {
   }
 
   @Test func openingSomethingThatIsNotAnEvdevNodeSaysSo() {
-    #expect(throws: DeviceError(devnode: "/dev/null", operation: .initialize, errno: ENOTTY)) {
+    #expect(throws: DeviceError(devnode: "/dev/null", operation: .initialize, errno: .notATerminal)) {
       _ = try EvdevDevice(devnode: "/dev/null")
     }
     // With a log target installed the failure path frees it as well.
     let log = CapturedOutput()
-    #expect(throws: DeviceError(devnode: "/dev/null", operation: .initialize, errno: ENOTTY)) {
+    #expect(throws: DeviceError(devnode: "/dev/null", operation: .initialize, errno: .notATerminal)) {
       _ = try EvdevDevice(devnode: "/dev/null", logger: Logger(sink: log))
     }
     for line in log.lines { #expect(line.hasPrefix("/dev/null: libevdev: ")) }
@@ -427,7 +433,7 @@ struct DeviceAccessTests {
       Issue.record("a regular file was accepted as an evdev device")
     } catch {
       #expect(error.operation == .initialize)
-      #expect(error.errno == ENOTTY)
+      #expect(error.errno == .notATerminal)
       #expect(
         error.description
           == "\(file): cannot read its capabilities: Inappropriate ioctl for device (not an evdev device)"
@@ -441,13 +447,13 @@ struct DeviceAccessTests {
       _ = try EvdevDevice(devnode: "/dev/input/event999")
       Issue.record("a missing node was opened")
     } catch {
-      #expect(error == DeviceError(devnode: "/dev/input/event999", operation: .open, errno: ENOENT))
+      #expect(error == DeviceError(devnode: "/dev/input/event999", operation: .open, errno: .noSuchFileOrDirectory))
       #expect(error.description == "/dev/input/event999: cannot open: No such file or directory")
     }
   }
 
   @Test func permissionErrorsAreRecognized() {
-    let denied = DeviceError(devnode: "/dev/input/event3", operation: .open, errno: EACCES)
+    let denied = DeviceError(devnode: "/dev/input/event3", operation: .open, errno: .permissionDenied)
     #expect(denied.isPermissionDenied)
     #expect(denied.description == "/dev/input/event3: cannot open: Permission denied")
   }
@@ -524,7 +530,7 @@ struct DevicesCommandTests {
     var command = command
     command.listNodes = { .success(nodes) }
     command.probe = { devnode, _ in
-      devices[devnode] ?? .failure(DeviceError(devnode: devnode, operation: .open, errno: ENOENT))
+      devices[devnode] ?? .failure(DeviceError(devnode: devnode, operation: .open, errno: .noSuchFileOrDirectory))
     }
     let output = CapturedOutput()
     let errors = CapturedOutput()
@@ -603,7 +609,7 @@ struct DevicesCommandTests {
         twinMouse.devnode: .success(Panels.eloSingleTouchNamed("ILITEK ILITEK-TP Mouse")),
         elo.devnode: .success(Panels.eloSingleTouch),
         keyboard.devnode: .failure(
-          DeviceError(devnode: keyboard.devnode, operation: .open, errno: EACCES)),
+          DeviceError(devnode: keyboard.devnode, operation: .open, errno: .permissionDenied)),
         later.devnode: .success(Panels.multitouch(name: "Goodix Capacitive TouchScreen")),
       ])
     #expect(code == .success)

@@ -40,6 +40,13 @@ void gestured_evdev_set_log_target(struct libevdev *dev, const struct gestured_l
  * Returns 0 or an errno value, as posix_spawn_file_actions_* do. */
 int gestured_spawn_file_actions_close_from(posix_spawn_file_actions_t *actions, int lowest);
 
+/* POSIX_SPAWN_SETSID (glibc 2.26) is defined only under _GNU_SOURCE, which Swift's Glibc
+ * module does not define. The flag makes the child call setsid(): a new session and process
+ * group with no controlling terminal, so an action (a `user:` one above all) cannot push
+ * input into the terminal the daemon was started from (TIOCSTI). Use it instead of
+ * POSIX_SPAWN_SETPGROUP: setpgid fails on the session leader setsid makes. */
+short gestured_spawn_setsid_flag(void);
+
 /* pipe2() is declared only under _GNU_SOURCE, which Swift's Glibc module does not define.
  * Creates a pipe with O_CLOEXEC on both ends (no window in which a concurrent spawn could
  * inherit it), so `fds` gets the read end, then the write end. Returns 0 or an errno value. */
@@ -50,8 +57,10 @@ int gestured_pipe_cloexec(int fds[2]);
  * readable once the process has exited) or -errno. */
 int gestured_pidfd_open(pid_t pid);
 
-/* The outcome of gestured_spawn_as_user(): `pid` > 0 on success; else `error` is the errno
- * value and `step` names the call that failed (a static string). */
+/* The outcome of gestured_spawn_as_user(): `step` is NULL on success, with `pid` the child's.
+ * Otherwise `error` is the errno value and `step` names the call that failed (a static
+ * string); a `pid` > 0 then is a child that failed before exec and has exited, for the
+ * caller to reap. */
 struct gestured_spawn_result {
   pid_t pid;
   int error;
@@ -59,8 +68,8 @@ struct gestured_spawn_result {
 };
 
 /* Starts `path` with `argv` and exactly `envp` as another user, like posix_spawn with
- * POSIX_SPAWN_SETPGROUP|SETSIGMASK|SETSIGDEF does for the daemon's own user: the child leads
- * its own process group, has every signal at its default disposition and none blocked, reads
+ * POSIX_SPAWN_SETSID|SETSIGMASK|SETSIGDEF does for the daemon's own user: the child leads
+ * its own session and process group (no controlling terminal), has every signal at its default disposition and none blocked, reads
  * stdin from /dev/null, and inherits no descriptor above 2. `stdout_fd` and `stderr_fd` become
  * its stdout and stderr (-1 keeps the daemon's); pass descriptors above 2. Then it takes
  * exactly `groups` as supplementary groups, `gid` and `uid` (real, effective and saved), and
@@ -76,8 +85,8 @@ struct gestured_spawn_result gestured_spawn_as_user(const char *path, char *cons
                                                     int stderr_fd, uid_t uid, gid_t gid,
                                                     const gid_t *groups, size_t group_count);
 
-/* One epoll set for every short-lived descriptor the daemon watches (devices, action output
- * pipes, pidfds), so that libdispatch only ever watches the set itself: creating and
+/* One epoll set for every descriptor the daemon watches (signals, timers, the udev monitor,
+ * devices, action output pipes, pidfds), so that libdispatch only ever watches the set itself: creating and
  * cancelling Dispatch read sources at a high rate hits a use-after-free in libdispatch's
  * epoll bookkeeping on Linux (swift-corelibs-libdispatch#949), seen here as crashes in
  * _dispatch_event_loop_drain. Why C: `struct epoll_event` is packed on x86-64, a layout
@@ -86,7 +95,8 @@ int gestured_epoll_create(void);
 /* Watches `fd` for input (level-triggered); `id` comes back from gestured_epoll_ready. */
 int gestured_epoll_add(int epoll_fd, int fd, uint64_t id);
 int gestured_epoll_remove(int epoll_fd, int fd);
-/* Without waiting: fills `ids` with up to `capacity` ready ids and returns how many. */
+/* Without waiting: fills `ids` with up to `capacity` ready ids and returns how many
+ * (-EINTR is the caller's to retry). */
 int gestured_epoll_ready(int epoll_fd, uint64_t *ids, int capacity);
 
 /* A CLOCK_MONOTONIC timerfd (non-blocking, close-on-exec) for deadlines watched through the
@@ -100,5 +110,14 @@ int gestured_timerfd_create(void);
 int gestured_timerfd_set(int fd, int64_t absolute_us);
 /* Consumes an expiry so that the level-triggered epoll set stops reporting it. */
 void gestured_timerfd_clear(int fd);
+
+/* A signalfd (non-blocking, close-on-exec) for `signals`, so that signals arrive in the same
+ * epoll set as everything else instead of through handlers or Dispatch signal sources. The
+ * caller blocks those signals in every thread first (pthread_sigmask before any thread is
+ * made): a blocked signal waits for the signalfd, an ignored one would be lost. Why C:
+ * <sys/signalfd.h> is not part of Swift's Glibc module. Returns the fd or -errno. */
+int gestured_signalfd_create(const int *signals, int count);
+/* Reads one pending signal: its number, or -errno (-EAGAIN when none is pending). */
+int gestured_signalfd_read(int fd);
 
 #endif

@@ -7,11 +7,18 @@ import GestureCore
 #endif
 
 /// The daemon's process manager: starts bindings' commands, enforces their cooldown, timeout
-/// and the limits on how many run, reaps them, and logs everything they print.
+/// and the limits on how many run, queues what cannot start yet, reaps them, and logs
+/// everything they print.
 ///
 /// Everything happens on `queue`, the daemon's one serial queue, and never blocks it: exits
-/// arrive through a pidfd per child (no global SIGCHLD handling), output through pipes read
-/// without blocking, timeouts through a timerfd per running action (DeadlineTimer).
+/// arrive through a pidfd per child (no global SIGCHLD handling; without pidfd_open, a
+/// polling timerfd), output through pipes read without blocking, timeouts through a timerfd
+/// per running action (DeadlineTimer), all in the daemon's one epoll set.
+///
+/// Nothing accepted is lost: a run that cannot start yet waits in its lane (one lane per
+/// binding for one-shot firings, one per stream for steps and ends), and waiting runs of a
+/// binding coalesce into one run whose `GESTURED_STEPS` counts them, which keeps the queue
+/// bounded. See "The queue" in docs/cli.md.
 ///
 /// An action runs from its start until its shell exits. Processes the shell leaves behind
 /// (`cmd &`) are no longer its running instance, but their output is still logged while they
@@ -20,7 +27,20 @@ public final class ActionRunner: @unchecked Sendable {
   // @unchecked: every property is touched only on `queue`.
 
   public struct Request: Sendable {
-    /// Identifies the binding (one running instance per key), e.g. "lobby#3".
+    /// When a run may start, and what it may be merged with.
+    public enum Schedule: Sendable, Equatable {
+      /// A one-shot gesture: one run at a time per binding, one more waiting at most.
+      case oneShot
+      /// One step of a continuous gesture. `stream` names one device's touch sequence and
+      /// gesture kind (e.g. "/dev/input/event3#17/pinch"): its runs go one at a time, in
+      /// the order they fired.
+      case step(stream: String)
+      /// The run after a stream's last step: after every step run, never merged with them.
+      case end(stream: String)
+    }
+
+    /// Identifies the binding (one running instance per key for one-shot firings), e.g.
+    /// "lobby#3".
     public var key: String
     /// The binding's display name; prefixes its lines in the log.
     public var label: String
@@ -29,17 +49,19 @@ public final class ActionRunner: @unchecked Sendable {
     public var environment: ActionEnvironment
     /// Then SIGTERM to its process group, SIGKILL 2 s later. Zero or less: no limit.
     public var timeout: Microseconds
-    /// Firings of the same key closer than this to the last one started are dropped.
+    /// One-shot firings of the same key closer than this to the previous accepted one are
+    /// dropped. Steps and ends have none.
     public var cooldown: Microseconds
     /// Run as this user (the daemon must be root).
     public var user: String?
     /// CLOCK_MONOTONIC of the firing, for the cooldown.
     public var firedAt: Timestamp
+    public var schedule: Schedule = .oneShot
 
     public init(
       key: String, label: String, command: String, environment: ActionEnvironment,
       timeout: Microseconds = 30_000_000, cooldown: Microseconds = 300_000, user: String? = nil,
-      firedAt: Timestamp
+      firedAt: Timestamp, schedule: Schedule = .oneShot
     ) {
       self.key = key
       self.label = label
@@ -49,14 +71,24 @@ public final class ActionRunner: @unchecked Sendable {
       self.cooldown = cooldown
       self.user = user
       self.firedAt = firedAt
+      self.schedule = schedule
+    }
+
+    /// How many firings it stands for: `GESTURED_STEPS`, 1 without it.
+    var steps: Int {
+      environment.variables["GESTURED_STEPS"].flatMap { Int($0) }.map { max(1, $0) } ?? 1
     }
   }
 
   public enum Decision: Equatable, Sendable {
     case started(pid: Int32)
+    /// Waits its turn: behind its binding's (or stream's) running command, or for room under
+    /// `maximumRunning`. It starts when that ends.
+    case queued
+    /// Merged into a run already waiting, which now stands for `steps` firings.
+    case coalesced(steps: Int)
+    /// A one-shot firing within `cooldown` of the binding's previous accepted firing.
     case droppedCooldown
-    case droppedRunning
-    case droppedCapacity
     case failed(String)
   }
 
@@ -66,16 +98,30 @@ public final class ActionRunner: @unchecked Sendable {
   /// (its writers then get EPIPE): fds must not grow without bound if every firing starts a
   /// background process that keeps writing.
   public static let maximumLingeringOutputs = 64
+  /// Step runs waiting in one stream, beyond which a step merges into the newest waiting run
+  /// of its binding: a pinch held for minutes behind a hung command stays 64 runs.
+  public static let maximumWaitingStepsPerStream = 64
+  /// Runs waiting in all lanes together, beyond which steps and ends merge into the newest
+  /// waiting run of their binding and phase in any stream: with every slot held by hung
+  /// commands, new sequences must not grow the queue without bound either.
+  public static let maximumWaiting = 1024
 
   public let maximumRunning: Int
   private let queue: DispatchQueue
   private let logger: Logger
-  /// Output pipes and pidfds are watched here, not with a Dispatch source each (see
+  /// Output pipes, pidfds and timers are watched here, not with a Dispatch source each (see
   /// EventMultiplexer for the libdispatch bug that avoids).
   private let multiplexer: EventMultiplexer
-  private var running: [String: RunningAction] = [:]
-  /// When each key last started (or failed to start), for the cooldown.
-  private var lastStarts: [String: (time: Timestamp, cooldown: Microseconds)] = [:]
+  /// Lanes with a running or waiting run; an idle lane is removed.
+  private var lanes: [Lane.ID: Lane] = [:]
+  /// Lanes whose next run waits only for room under `maximumRunning`, in the order they
+  /// started waiting for it. Non-empty only while `maximumRunning` actions run.
+  private var lanesWaitingForRoom: [Lane] = []
+  private var running = 0
+  private var waiting = 0
+  /// When each key's one-shot firing was last accepted (started, queued or coalesced), for
+  /// the cooldown.
+  private var lastAccepted: [String: (time: Timestamp, cooldown: Microseconds)] = [:]
   /// Output pipes whose shell has exited but that a leftover process still holds, oldest first.
   private var lingering: [OutputPipe] = []
   private var openPipes = 0
@@ -83,6 +129,8 @@ public final class ActionRunner: @unchecked Sendable {
   private let readBuffer: UnsafeMutableRawBufferPointer
   /// Tests only: watch for exits by polling waitpid, as when pidfd_open is not available.
   var pollsForExit = false
+  /// Tests only: a smaller `maximumWaiting`.
+  var maximumWaitingRuns = ActionRunner.maximumWaiting
   /// Tests only: who the daemon runs as, to check the refusal of `user:` without root.
   var effectiveUserID: () -> uid_t = { geteuid() }
   static let exitPollInterval: Microseconds = 50_000
@@ -98,60 +146,224 @@ public final class ActionRunner: @unchecked Sendable {
     } else {
       self.multiplexer = try EventMultiplexer(queue: queue)
     }
-    self.maximumRunning = max(0, maximumRunning)
+    self.maximumRunning = max(1, maximumRunning)
     readBuffer = .allocate(byteCount: 16_384, alignment: 16)
   }
 
   deinit {
-    for action in running.values {
+    for lane in lanes.values {
+      guard let action = lane.running else { continue }
       stopWatchingExit(of: action)
       action.timer?.cancel()
       for pipe in action.outputs { unwatchAndClose(pipe) }
+      lane.running = nil
     }
     for pipe in lingering { unwatchAndClose(pipe) }
     readBuffer.deallocate()
   }
 
   /// Actions started and not yet reaped. Call on `queue`.
-  public var runningCount: Int { running.count }
+  public var runningCount: Int { running }
+  /// Runs waiting to start. Call on `queue`.
+  public var waitingCount: Int { waiting }
 
-  /// Starts the request's command unless its cooldown, its previous run or the global limit
-  /// says no. Logs the decision (an audit trail). Call on `queue`.
+  /// Starts the request's command, or queues it behind its binding's (or stream's) running
+  /// command or for room under the global limit, or merges it into a run already waiting;
+  /// a one-shot firing within its cooldown is dropped. Logs the decision (an audit trail).
+  /// Call on `queue`.
   @discardableResult
   public func run(_ request: Request) -> Decision {
     dispatchPrecondition(condition: .onQueue(queue))
     let label = Self.oneLine(request.label, limit: 256)
-    if request.cooldown > 0, let last = lastStarts[request.key] {
-      let elapsed = request.firedAt - last.time
-      if elapsed < request.cooldown {
-        logger.info(
-          "[\(label)] firing dropped: \(Self.duration(elapsed)) after the previous one, "
-            + "within its \(Self.duration(request.cooldown)) cooldown")
-        return .droppedCooldown
+    let laneID: Lane.ID
+    switch request.schedule {
+    case .oneShot:
+      if request.cooldown > 0, let last = lastAccepted[request.key] {
+        let elapsed = request.firedAt - last.time
+        if elapsed < request.cooldown {
+          logger.info(
+            "[\(label)] firing dropped: \(Self.duration(elapsed)) after the previous one, "
+              + "within its \(Self.duration(request.cooldown)) cooldown")
+          return .droppedCooldown
+        }
+      }
+      rememberAcceptance(of: request)
+      laneID = .binding(request.key)
+    case .step(let stream), .end(let stream):
+      laneID = .stream(stream)
+    }
+    let lane = lanes[laneID] ?? Lane(id: laneID)
+    lanes[laneID] = lane
+    if lane.running == nil, lane.waiting.isEmpty, running < maximumRunning {
+      let decision = start(WaitingRun(request, label: label), in: lane)
+      removeIfIdle(lane)
+      return decision
+    }
+    return enqueue(request, label: label, in: lane)
+  }
+
+  /// SIGTERM: runs still waiting will not start; logs how many were dropped. Running ones
+  /// are left alone. Call on `queue`.
+  @discardableResult
+  public func dropWaitingRuns() -> Int {
+    dispatchPrecondition(condition: .onQueue(queue))
+    let dropped = waiting
+    for lane in lanes.values {
+      lane.waiting.removeAll()
+      lane.waitingSteps = 0
+      lane.isWaitingForRoom = false
+    }
+    waiting = 0
+    lanesWaitingForRoom.removeAll()
+    for lane in Array(lanes.values) { removeIfIdle(lane) }
+    if dropped > 0 {
+      logger.notice("stopping: \(dropped) waiting action run\(dropped == 1 ? "" : "s") dropped")
+    }
+    return dropped
+  }
+
+  // MARK: - The queue
+
+  private func enqueue(_ request: Request, label: String, in lane: Lane) -> Decision {
+    let word = Self.word(for: request.schedule)
+    switch request.schedule {
+    case .oneShot:
+      // One waiting run per binding: later firings join it.
+      if !lane.waiting.isEmpty {
+        let steps = lane.waiting[0].merge(request, label: label)
+        logger.info("[\(label)] firing coalesced into its waiting run (now \(steps) firings)")
+        return .coalesced(steps: steps)
+      }
+    case .step:
+      if let last = lane.waiting.last, last.isStep, last.request.key == request.key {
+        let steps = lane.waiting[lane.waiting.count - 1].merge(request, label: label)
+        logger.info("[\(label)] step coalesced into its waiting run (now \(steps) steps)")
+        return .coalesced(steps: steps)
+      }
+      if lane.waitingSteps >= Self.maximumWaitingStepsPerStream,
+        let index = lane.waiting.lastIndex(where: { $0.isStep && $0.request.key == request.key })
+      {
+        let steps = lane.waiting[index].merge(request, label: label)
+        logger.notice(
+          "[\(label)] step merged into its newest waiting run (now \(steps) steps): "
+            + "\(Self.laneName(lane.id)) has \(lane.waitingSteps) waiting runs, the most kept")
+        return .coalesced(steps: steps)
+      }
+    case .end:
+      break
+    }
+    if waiting >= maximumWaitingRuns, request.schedule != .oneShot,
+      let (other, index) = newestWaiting(like: request)
+    {
+      let steps = other.waiting[index].merge(request, label: label)
+      logger.warning(
+        "[\(label)] \(word) merged into its newest waiting run in \(Self.laneName(other.id)) "
+          + "(now \(steps) \(word)s): \(waiting) runs are waiting, the most kept")
+      return .coalesced(steps: steps)
+    }
+
+    var run = WaitingRun(request, label: label)
+    run.queuedAt = Self.now()
+    if case .step = request.schedule { lane.waitingSteps += 1 }
+    lane.waiting.append(run)
+    waiting += 1
+    if let previous = lane.running {
+      let whose = request.schedule == .oneShot ? "its previous run" : "the run before it in its stream"
+      logger.info(
+        "[\(label)] \(word) queued: \(whose) (pid \(previous.pid)) is still running"
+          + Self.waitingSuffix(lane))
+    } else {
+      logger.warning(
+        "[\(label)] \(word) queued: \(running) actions are running, the most allowed at once"
+          + Self.waitingSuffix(lane))
+      if !lane.isWaitingForRoom {
+        lane.isWaitingForRoom = true
+        lanesWaitingForRoom.append(lane)
       }
     }
-    if let previous = running[request.key] {
-      logger.info(
-        "[\(label)] firing dropped: its previous run (pid \(previous.pid)) is still running")
-      return .droppedRunning
-    }
-    if running.count >= maximumRunning {
-      logger.warning(
-        "[\(label)] firing dropped: \(running.count) actions are running, the most allowed at once")
-      return .droppedCapacity
-    }
-    rememberStart(of: request)
+    return .queued
+  }
 
-    switch start(request, label: label) {
-    case .success(let action):
-      let who = request.user.map { " as user \(Self.oneLine($0, limit: 256))" } ?? ""
-      logger.info(
-        "[\(label)] started pid \(action.pid)\(who): \(Self.oneLine(request.command, limit: 4096))")
-      return .started(pid: action.pid)
-    case .failure(let reason):
-      logger.error("[\(label)] cannot start its action: \(reason.message)")
-      return .failed(reason.message)
+  /// The newest waiting run of the request's binding and phase in any lane.
+  private func newestWaiting(like request: Request) -> (Lane, Int)? {
+    var best: (lane: Lane, index: Int, queuedAt: Timestamp)? = nil
+    for lane in lanes.values {
+      guard
+        let index = lane.waiting.lastIndex(where: {
+          $0.request.key == request.key && Self.samePhase($0.request.schedule, request.schedule)
+        })
+      else { continue }
+      let queuedAt = lane.waiting[index].queuedAt ?? Timestamp(microseconds: 0)
+      if best.map({ queuedAt > $0.queuedAt }) ?? true { best = (lane, index, queuedAt) }
     }
+    return best.map { ($0.lane, $0.index) }
+  }
+
+  private static func samePhase(_ a: Request.Schedule, _ b: Request.Schedule) -> Bool {
+    switch (a, b) {
+    case (.oneShot, .oneShot), (.step, .step), (.end, .end): return true
+    default: return false
+    }
+  }
+
+  /// Starts the lane's waiting runs while it has no running one and there is room; a run
+  /// that fails to start is logged and the next one tried.
+  private func startWaiting(in lane: Lane) {
+    while lane.running == nil, !lane.waiting.isEmpty, running < maximumRunning {
+      let next = lane.waiting.removeFirst()
+      waiting -= 1
+      if next.isStep { lane.waitingSteps -= 1 }
+      start(next, in: lane)
+    }
+    if lane.running == nil, !lane.waiting.isEmpty, !lane.isWaitingForRoom {
+      lane.isWaitingForRoom = true
+      lanesWaitingForRoom.append(lane)
+    }
+    removeIfIdle(lane)
+  }
+
+  /// A slot is free: lanes waiting for room start, first come first served.
+  private func serveLanesWaitingForRoom() {
+    while running < maximumRunning, !lanesWaitingForRoom.isEmpty {
+      let lane = lanesWaitingForRoom.removeFirst()
+      lane.isWaitingForRoom = false
+      startWaiting(in: lane)
+    }
+  }
+
+  private func removeIfIdle(_ lane: Lane) {
+    guard lane.running == nil, lane.waiting.isEmpty, lanes[lane.id] === lane else { return }
+    lanes[lane.id] = nil
+  }
+
+  private func rememberAcceptance(of request: Request) {
+    lastAccepted[request.key] = (request.firedAt, request.cooldown)
+    // Keys change with reloads: forget those whose cooldown is long over.
+    if lastAccepted.count > 512 {
+      lastAccepted = lastAccepted.filter { key, last in
+        let elapsed = request.firedAt - last.time
+        return key == request.key || (elapsed >= 0 && elapsed < last.cooldown)
+      }
+    }
+  }
+
+  private static func word(for schedule: Request.Schedule) -> String {
+    switch schedule {
+    case .oneShot: "firing"
+    case .step: "step"
+    case .end: "end"
+    }
+  }
+
+  private static func laneName(_ id: Lane.ID) -> String {
+    switch id {
+    case .binding(let key): "binding \(oneLine(key, limit: 256))"
+    case .stream(let stream): "stream \(oneLine(stream, limit: 256))"
+    }
+  }
+
+  private static func waitingSuffix(_ lane: Lane) -> String {
+    lane.waiting.count == 1 ? "" : " (\(lane.waiting.count) waiting in its \(laneName(lane.id)))"
   }
 
   /// Tests only: waits until no action runs and every output pipe is closed; false if that
@@ -161,7 +373,7 @@ public final class ActionRunner: @unchecked Sendable {
     dispatchPrecondition(condition: .notOnQueue(queue))
     let deadline = Self.now() + timeout
     while true {
-      let idle = queue.sync { running.isEmpty && openPipes == 0 }
+      let idle = queue.sync { running == 0 && waiting == 0 && openPipes == 0 }
       if idle { return true }
       if Self.now() >= deadline { return false }
       usleep(5_000)
@@ -174,7 +386,28 @@ public final class ActionRunner: @unchecked Sendable {
     var message: String
   }
 
-  private func start(_ request: Request, label: String) -> Result<RunningAction, StartFailure> {
+  /// Starts `run` as the lane's running action and logs it; a failure is logged as an error.
+  @discardableResult
+  private func start(_ run: WaitingRun, in lane: Lane) -> Decision {
+    let request = run.request
+    switch spawn(request, label: run.label, in: lane) {
+    case .success(let action):
+      var details = ""
+      if let queuedAt = run.queuedAt { details += " after waiting \(Self.duration(action.startedAt - queuedAt))" }
+      if run.firings > 1 {
+        details += " for \(run.firings) \(Self.word(for: request.schedule))s"
+      }
+      if let user = request.user { details += " as user \(Self.oneLine(user, limit: 256))" }
+      logger.info(
+        "[\(run.label)] started pid \(action.pid)\(details): \(Self.oneLine(request.command, limit: 4096))")
+      return .started(pid: action.pid)
+    case .failure(let reason):
+      logger.error("[\(run.label)] cannot start its action: \(reason.message)")
+      return .failed(reason.message)
+    }
+  }
+
+  private func spawn(_ request: Request, label: String, in lane: Lane) -> Result<RunningAction, StartFailure> {
     var identity: UserIdentity? = nil
     if let user = request.user {
       let euid = effectiveUserID()
@@ -222,9 +455,9 @@ public final class ActionRunner: @unchecked Sendable {
     close(standardError.write)
 
     let action = RunningAction(
-      key: request.key, label: label, pid: spawned.pid, startedAt: Self.now(),
-      timeout: request.timeout)
-    running[request.key] = action
+      lane: lane, label: label, pid: spawned.pid, startedAt: Self.now(), timeout: request.timeout)
+    lane.running = action
+    running += 1
     action.outputs = [
       watchOutput(standardOutput.read, label: label, level: .info),
       watchOutput(standardError.read, label: label, level: .notice),
@@ -232,17 +465,6 @@ public final class ActionRunner: @unchecked Sendable {
     watchExit(of: action)
     armTimeout(of: action)
     return .success(action)
-  }
-
-  private func rememberStart(of request: Request) {
-    lastStarts[request.key] = (request.firedAt, request.cooldown)
-    // Keys change with reloads: forget those whose cooldown is long over.
-    if lastStarts.count > 512 {
-      lastStarts = lastStarts.filter { key, last in
-        let elapsed = request.firedAt - last.time
-        return key == request.key || (elapsed >= 0 && elapsed < last.cooldown)
-      }
-    }
   }
 
   // MARK: - Output
@@ -270,18 +492,18 @@ public final class ActionRunner: @unchecked Sendable {
   private func drain(_ pipe: OutputPipe, reads: Int) {
     guard !pipe.isClosed, let buffer = readBuffer.baseAddress else { return }
     for _ in 0..<reads {
-      let count = read(pipe.descriptor, buffer, readBuffer.count)
-      if count > 0 {
+      switch retryOnInterrupt({ valueOrErrno(read(pipe.descriptor, buffer, readBuffer.count)) }) {
+      case .success(let count) where count > 0:
         pipe.splitter.append(UnsafeRawBufferPointer(start: buffer, count: count)) {
           log(line: $0, cut: $1, of: pipe)
         }
         continue
-      }
-      if count < 0 {
-        let error = errno
-        if error == EINTR { continue }
-        if error == EAGAIN || error == EWOULDBLOCK { return }
-        logger.warning("[\(pipe.label)] reading its output: \(String(cString: strerror(error)))")
+      case .success:
+        break  // end of file
+      case .failure(.wouldBlock):
+        return
+      case .failure(let error):
+        logger.warning("[\(pipe.label)] reading its output: \(error)")
       }
       closePipe(pipe)
       return
@@ -324,22 +546,24 @@ public final class ActionRunner: @unchecked Sendable {
       action.pidfd = (pidfd, token)
     } else {
       if pidfd >= 0 { close(pidfd) }
-      // Kernels before 5.3 (or a seccomp filter) lack pidfd_open: poll while it runs.
-      let timer = DispatchSource.makeTimerSource(queue: queue)
-      let interval = DispatchTimeInterval.microseconds(Int(Self.exitPollInterval))
-      timer.schedule(deadline: .now() + interval, repeating: interval)
-      timer.setEventHandler { [weak self, weak action] in
-        guard let self, let action else { return }
-        self.processMayHaveExited(action)
+      // Kernels before 5.3 (or a seccomp filter) lack pidfd_open: poll while it runs, on a
+      // timerfd in the same event loop.
+      do {
+        let timer = try DeadlineTimer(multiplexer: multiplexer) { [weak self, weak action] in
+          guard let self, let action else { return }
+          self.processMayHaveExited(action)
+        }
+        timer.schedule(at: Self.now() + Self.exitPollInterval)
+        action.exitPoll = timer
+      } catch {
+        logger.error("[\(action.label)] cannot watch for its exit, it may stay a zombie: \(error)")
       }
-      action.exitPoll = timer
-      timer.resume()
     }
   }
 
   /// The pidfd is readable: the shell has exited.
   private func processExited(_ action: RunningAction) {
-    guard running[action.key] === action else { return }
+    guard action.lane.running === action else { return }
     if case .terminating = action.stage {
       // Not reaped until the SIGKILL stage: while the shell is a zombie, its pid (the process
       // group's id) cannot be reused, so that SIGKILL reaches only what is left of its group.
@@ -361,24 +585,31 @@ public final class ActionRunner: @unchecked Sendable {
     action.exitPoll = nil
   }
 
-  /// The polling fallback: reap it if it has exited.
+  /// The polling fallback: reap it if it has exited, else look again later.
   private func processMayHaveExited(_ action: RunningAction) {
-    guard running[action.key] === action else { return }
+    guard action.lane.running === action else { return }
     // While terminating, leave the zombie for the SIGKILL stage (see processExited).
-    if case .terminating = action.stage { return }
+    if case .terminating = action.stage {
+      action.exitPoll?.schedule(at: Self.now() + Self.exitPollInterval)
+      return
+    }
     reap(action)
+    if action.lane.running === action { action.exitPoll?.schedule(at: Self.now() + Self.exitPollInterval) }
   }
 
   private func reap(_ action: RunningAction) {
     var status: Int32 = 0
-    let result = waitpid(action.pid, &status, WNOHANG)
-    if result == 0 { return }  // still running (polling)
-    if result < 0 && errno == EINTR { return }  // the next wake-up tries again
-    finish(action, status: result == action.pid ? ProcessStatus(waitStatus: status) : nil)
+    switch retryOnInterrupt({ valueOrErrno(waitpid(action.pid, &status, WNOHANG)) }) {
+    case .success(0): return  // still running (polling)
+    case .success(let pid): finish(action, status: pid == action.pid ? ProcessStatus(waitStatus: status) : nil)
+    case .failure: finish(action, status: nil)  // ECHILD: something else reaped it
+    }
   }
 
   private func finish(_ action: RunningAction, status: ProcessStatus?) {
-    running[action.key] = nil
+    let lane = action.lane
+    lane.running = nil
+    running -= 1
     stopWatchingExit(of: action)
     action.timer?.cancel()
     action.timer = nil
@@ -415,6 +646,15 @@ public final class ActionRunner: @unchecked Sendable {
           + "(more than \(Self.maximumLingeringOutputs) such pipes)")
       closePipe(oldest)
     }
+
+    // Its lane's next run goes behind lanes already waiting for room (there are some only
+    // if every slot was taken until now).
+    if !lane.waiting.isEmpty, !lane.isWaitingForRoom {
+      lane.isWaitingForRoom = true
+      lanesWaitingForRoom.append(lane)
+    }
+    serveLanesWaitingForRoom()
+    removeIfIdle(lane)
   }
 
   private func armTimeout(of action: RunningAction) {
@@ -434,7 +674,7 @@ public final class ActionRunner: @unchecked Sendable {
   }
 
   private func timerFired(for action: RunningAction) {
-    guard running[action.key] === action else { return }
+    guard action.lane.running === action else { return }
     switch action.stage {
     case .running:
       logger.warning(
@@ -516,6 +756,57 @@ public final class ActionRunner: @unchecked Sendable {
   }
 }
 
+/// Where runs wait their turn: one lane per binding for one-shot firings, one per stream for
+/// steps and ends. At most one of its runs is running at a time.
+private final class Lane {
+  enum ID: Hashable {
+    case binding(String)
+    case stream(String)
+  }
+
+  let id: ID
+  var running: RunningAction?
+  /// In the order they will start.
+  var waiting: [WaitingRun] = []
+  /// How many of `waiting` are steps (ends are not bounded: one per binding per stream).
+  var waitingSteps = 0
+  /// In `lanesWaitingForRoom`.
+  var isWaitingForRoom = false
+
+  init(id: ID) { self.id = id }
+}
+
+/// A run not started yet: the newest request merged into it, and how many firings it stands
+/// for.
+private struct WaitingRun {
+  var request: ActionRunner.Request
+  var label: String
+  /// Requests merged into it.
+  var firings = 1
+  /// When it started waiting; nil for a run that starts at once.
+  var queuedAt: Timestamp?
+
+  init(_ request: ActionRunner.Request, label: String) {
+    self.request = request
+    self.label = label
+  }
+
+  var isStep: Bool {
+    if case .step = request.schedule { return true }
+    return false
+  }
+
+  /// Takes `newer`'s values, with `GESTURED_STEPS` the sum of both; returns that sum.
+  mutating func merge(_ newer: ActionRunner.Request, label newLabel: String) -> Int {
+    let steps = request.steps + newer.steps
+    request = newer
+    request.environment.set("GESTURED_STEPS", String(steps))
+    label = newLabel
+    firings += 1
+    return steps
+  }
+}
+
 /// One started action, from spawn until its shell is reaped.
 private final class RunningAction {
   enum Stage {
@@ -527,7 +818,8 @@ private final class RunningAction {
     case killed
   }
 
-  let key: String
+  /// Its lane, which holds it as `running` until it is reaped.
+  let lane: Lane
   let label: String
   let pid: pid_t
   let startedAt: Timestamp
@@ -537,11 +829,11 @@ private final class RunningAction {
   var outputs: [OutputPipe] = []
   /// The pidfd watched for the exit, or, without pidfd_open, the polling timer.
   var pidfd: (descriptor: Int32, token: EventMultiplexer.Token)?
-  var exitPoll: (any DispatchSourceTimer)?
+  var exitPoll: DeadlineTimer?
   var timer: DeadlineTimer?
 
-  init(key: String, label: String, pid: pid_t, startedAt: Timestamp, timeout: Microseconds) {
-    self.key = key
+  init(lane: Lane, label: String, pid: pid_t, startedAt: Timestamp, timeout: Microseconds) {
+    self.lane = lane
     self.label = label
     self.pid = pid
     self.startedAt = startedAt
@@ -577,7 +869,7 @@ private struct PipeEnds {
   init() throws(SpawnError) {
     var ends: [Int32] = [-1, -1]
     let result = ends.withUnsafeMutableBufferPointer { gestured_pipe_cloexec($0.baseAddress) }
-    guard result == 0 else { throw SpawnError(operation: "pipe", errno: result) }
+    guard result == 0 else { throw SpawnError(operation: "pipe", errno: Errno(rawValue: result)) }
     do {
       read = try Self.aboveStandardStreams(ends[0])
     } catch {
@@ -590,9 +882,10 @@ private struct PipeEnds {
       close(read)
       throw error
     }
-    let flags = fcntl(read, F_GETFL)
-    guard flags >= 0, fcntl(read, F_SETFL, flags | O_NONBLOCK) == 0 else {
-      let error = errno
+    let nonBlocking = valueOrErrno(fcntl(read, F_GETFL)).flatMap { [read] flags in
+      valueOrErrno(fcntl(read, F_SETFL, flags | O_NONBLOCK))
+    }
+    if case .failure(let error) = nonBlocking {
       closeBoth()
       throw SpawnError(operation: "make the output pipe non-blocking", errno: error)
     }
@@ -606,12 +899,11 @@ private struct PipeEnds {
   /// `descriptor` itself, or (closing it) a close-on-exec duplicate numbered 3 or higher.
   private static func aboveStandardStreams(_ descriptor: Int32) throws(SpawnError) -> Int32 {
     guard descriptor < 3 else { return descriptor }
-    let duplicate = fcntl(descriptor, F_DUPFD_CLOEXEC, 3)
-    let error = errno
+    let duplicate = valueOrErrno(fcntl(descriptor, F_DUPFD_CLOEXEC, 3))
     close(descriptor)
-    guard duplicate >= 0 else {
-      throw SpawnError(operation: "move a pipe above fd 2", errno: error)
+    switch duplicate {
+    case .success(let moved): return moved
+    case .failure(let error): throw SpawnError(operation: "move a pipe above fd 2", errno: error)
     }
-    return duplicate
   }
 }

@@ -34,17 +34,14 @@ public enum ProcessStatus: Hashable, Sendable, CustomStringConvertible {
 public struct SpawnError: Error, Hashable, Sendable, CustomStringConvertible {
   /// What was being done, e.g. "posix_spawn /bin/sh".
   public var operation: String
-  public var errno: Int32
+  public var errno: Errno
 
-  public init(operation: String, errno: Int32) {
+  public init(operation: String, errno: Errno) {
     self.operation = operation
     self.errno = errno
   }
 
-  public var description: String {
-    let reason = strerror(errno).map { String(cString: $0) } ?? "errno \(errno)"
-    return "\(operation): \(reason)"
-  }
+  public var description: String { "\(operation): \(errno)" }
 }
 
 /// Where an action's standard output and error go.
@@ -66,9 +63,8 @@ public struct SpawnedProcess: Hashable, Sendable {
   /// Blocks until the process ends and reaps it. Call once.
   public func waitForExit() throws(SpawnError) -> ProcessStatus {
     var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 {
-      if errno == EINTR { continue }
-      throw SpawnError(operation: "waitpid \(pid)", errno: errno)
+    if case .failure(let error) = retryOnInterrupt({ valueOrErrno(waitpid(pid, &status, 0)) }) {
+      throw SpawnError(operation: "waitpid \(pid)", errno: error)
     }
     return ProcessStatus(waitStatus: status)
   }
@@ -79,12 +75,14 @@ public let actionShell = "/bin/sh"
 
 /// Starts `/bin/sh -c command` with exactly `environment`, as `user` when given.
 ///
-/// The child gets stdin from /dev/null, its own process group, an empty signal mask and
+/// The child gets stdin from /dev/null, its own session and process group (so no controlling
+/// terminal: a command cannot type into the terminal gestured was started from), an empty
+/// signal mask and
 /// default dispositions for every signal (the daemon blocks and ignores signals the action
 /// must not inherit), and no file descriptor of ours beyond 0, 1 and 2. It does not wait for
 /// the child.
 ///
-/// Without `user`, posix_spawn does all this (POSIX_SPAWN_SETPGROUP, POSIX_SPAWN_SETSIGMASK,
+/// Without `user`, posix_spawn does all this (POSIX_SPAWN_SETSID, POSIX_SPAWN_SETSIGMASK,
 /// POSIX_SPAWN_SETSIGDEF). With `user`, which needs root, the C shim's vfork child does it and
 /// also takes the user's uid, gid and supplementary groups; HOME, USER and LOGNAME are then
 /// the user's, whatever `environment` says.
@@ -93,7 +91,7 @@ public func spawnShell(
   user: UserIdentity? = nil
 ) throws(SpawnError) -> SpawnedProcess {
   guard !command.utf8.contains(0) else {
-    throw SpawnError(operation: "spawn \(actionShell): the command holds a NUL byte", errno: EINVAL)
+    throw SpawnError(operation: "spawn \(actionShell): the command holds a NUL byte", errno: .invalidArgument)
   }
   if let user {
     return try spawnShell(command, environment: environment, output: output, as: user)
@@ -102,11 +100,11 @@ public func spawnShell(
   var actions = posix_spawn_file_actions_t()
   var result = posix_spawn_file_actions_init(&actions)
   guard result == 0 else {
-    throw SpawnError(operation: "posix_spawn_file_actions_init", errno: result)
+    throw SpawnError(operation: "posix_spawn_file_actions_init", errno: Errno(rawValue: result))
   }
   defer { posix_spawn_file_actions_destroy(&actions) }
   result = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-  guard result == 0 else { throw SpawnError(operation: "open /dev/null for stdin", errno: result) }
+  guard result == 0 else { throw SpawnError(operation: "open /dev/null for stdin", errno: Errno(rawValue: result)) }
   switch output {
   case .inherit:
     break
@@ -117,27 +115,29 @@ public func spawnShell(
     if result == 0 { result = posix_spawn_file_actions_adddup2(&actions, standardError, 2) }
   }
   guard result == 0 else {
-    throw SpawnError(operation: "redirect stdout and stderr", errno: result)
+    throw SpawnError(operation: "redirect stdout and stderr", errno: Errno(rawValue: result))
   }
   result = gestured_spawn_file_actions_close_from(&actions, 3)
   guard result == 0 else {
-    throw SpawnError(operation: "close inherited descriptors", errno: result)
+    throw SpawnError(operation: "close inherited descriptors", errno: Errno(rawValue: result))
   }
 
   var attributes = posix_spawnattr_t()
   result = posix_spawnattr_init(&attributes)
-  guard result == 0 else { throw SpawnError(operation: "posix_spawnattr_init", errno: result) }
+  guard result == 0 else { throw SpawnError(operation: "posix_spawnattr_init", errno: Errno(rawValue: result)) }
   defer { posix_spawnattr_destroy(&attributes) }
   var noSignals = sigset_t()
   sigemptyset(&noSignals)
   var everySignal = sigset_t()
   sigfillset(&everySignal)
-  let flags = POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
-  result = posix_spawnattr_setflags(&attributes, Int16(flags))
-  if result == 0 { result = posix_spawnattr_setpgroup(&attributes, 0) }
+  // setsid makes the child lead a new process group too, so no POSIX_SPAWN_SETPGROUP (its
+  // setpgid would fail on a session leader).
+  let flags =
+    gestured_spawn_setsid_flag() | Int16(POSIX_SPAWN_SETSIGMASK) | Int16(POSIX_SPAWN_SETSIGDEF)
+  result = posix_spawnattr_setflags(&attributes, flags)
   if result == 0 { result = posix_spawnattr_setsigmask(&attributes, &noSignals) }
   if result == 0 { result = posix_spawnattr_setsigdefault(&attributes, &everySignal) }
-  guard result == 0 else { throw SpawnError(operation: "posix_spawnattr", errno: result) }
+  guard result == 0 else { throw SpawnError(operation: "posix_spawnattr", errno: Errno(rawValue: result)) }
 
   let arguments = CStringArray([actionShell, "-c", command])
   let environmentEntries = CStringArray(environment.entries)
@@ -148,7 +148,7 @@ public func spawnShell(
     }
   }
   guard result == 0 else {
-    throw SpawnError(operation: "posix_spawn \(actionShell)", errno: result)
+    throw SpawnError(operation: "posix_spawn \(actionShell)", errno: Errno(rawValue: result))
   }
   return SpawnedProcess(pid: pid)
 }
@@ -162,7 +162,7 @@ private func spawnShell(
     throw SpawnError(
       operation:
         "run as user \(user.name): only root can switch users (gestured runs as uid \(euid))",
-      errno: EPERM)
+      errno: .notPermitted)
   }
   var environment = environment
   environment.set("HOME", user.home)
@@ -186,10 +186,15 @@ private func spawnShell(
       }
     }
   }
-  guard result.pid > 0 else {
-    let step = result.step.map { String(cString: $0) } ?? "spawn"
+  if let failedStep = result.step {
+    if result.pid > 0 {
+      // The child failed before exec and has exited: this wait returns at once.
+      var status: Int32 = 0
+      _ = retryOnInterrupt { valueOrErrno(waitpid(result.pid, &status, 0)) }
+    }
+    let step = String(cString: failedStep)
     throw SpawnError(
-      operation: "start \(actionShell) as user \(user.name): \(step)", errno: result.error)
+      operation: "start \(actionShell) as user \(user.name): \(step)", errno: Errno(rawValue: result.error))
   }
   return SpawnedProcess(pid: result.pid)
 }

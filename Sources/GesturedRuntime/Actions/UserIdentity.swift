@@ -48,7 +48,7 @@ public struct UserIdentity: Sendable, Hashable {
         bufferSize *= 2
         continue
       }
-      if result != 0 { throw .lookupFailed(name, errno: result) }
+      if result != 0 { throw .lookupFailed(name, errno: Errno(rawValue: result)) }
       if found == nil { throw .noSuchUser(name) }
     }
     guard let record else { throw .noSuchUser(name) }
@@ -63,7 +63,7 @@ public struct UserIdentity: Sendable, Hashable {
       }
       // Too small: `count` now says how many there are.
       guard count > Int32(groups.count), count <= 65536 else {
-        throw .lookupFailed(name, errno: errno == 0 ? EINVAL : errno)
+        throw .lookupFailed(name, errno: Errno.current.rawValue == 0 ? .invalidArgument : .current)
       }
       groups = [gid_t](repeating: 0, count: Int(count))
     }
@@ -75,14 +75,13 @@ public struct UserIdentity: Sendable, Hashable {
 /// Why `user:` could not be resolved.
 public enum UserLookupError: Error, Hashable, Sendable, CustomStringConvertible {
   case noSuchUser(String)
-  case lookupFailed(String, errno: Int32)
+  case lookupFailed(String, errno: Errno)
 
   public var description: String {
     switch self {
     case .noSuchUser(let name): return "no user named \"\(name)\""
-    case .lookupFailed(let name, let code):
-      let reason = strerror(code).map { String(cString: $0) } ?? "errno \(code)"
-      return "looking up user \"\(name)\": \(reason)"
+    case .lookupFailed(let name, let error):
+      return "looking up user \"\(name)\": \(error)"
     }
   }
 }

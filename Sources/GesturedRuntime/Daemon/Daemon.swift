@@ -9,11 +9,12 @@ import GesturedConfig
 /// The daemon, and `gestured monitor`: live devices → the same pipeline as replay → actions
 /// (or JSON lines).
 ///
-/// Everything runs on one serial queue, the main queue driven by `dispatchMain()`: device read
-/// sources, the udev monitor, one timer armed at the earliest deadline any device's engine
-/// asks for (none while nothing is pending), signal sources, and the action runner's sources.
-/// No global concurrent queue and no Swift concurrency are used, so an idle daemon has no
-/// thread that wakes up.
+/// Everything runs on one serial Dispatch queue, from one event loop (EventMultiplexer: one
+/// epoll set under one Dispatch read source): the signalfd, the udev monitor, the devices,
+/// one timerfd armed at the earliest deadline any device's engine asks for (disarmed while
+/// nothing is pending), the watchdog's timerfd, and the action runner's pipes, pidfds and
+/// timerfds. No global concurrent queue and no Swift
+/// concurrency are used, so an idle daemon has no thread that wakes up.
 public final class Daemon: @unchecked Sendable {
   // @unchecked: every property is touched only on `queue`.
 
@@ -35,8 +36,17 @@ public final class Daemon: @unchecked Sendable {
   }
 
   public static let defaultConfigPath = "/etc/gestured/gestured.yaml"
-  /// A deadline honoured later than this (the machine slept) cancels its gesture instead.
+  /// A deadline honoured later than this (gestured was stopped or starved, or the machine
+  /// slept) cancels its gesture instead.
   static let lateDeadlineLimit: Microseconds = 2_000_000
+  /// Events read from one device per wake-up, after which the other ready descriptors are
+  /// served first (the rest stays in the kernel's buffer, and the level-triggered epoll set
+  /// reports the device again): a device flooding events must not starve another panel.
+  /// 256 holds several frames of a 10-finger panel (a frame is about 40 events), so a real
+  /// panel is drained in one wake-up, and is far below the evdev buffer the kernel keeps for
+  /// such a panel (a few thousand events), so a flood gives way after well under a
+  /// millisecond of work.
+  static let eventsPerWakeUp = 256
 
   /// One opened device and its pipeline.
   final class OpenDevice {
@@ -66,7 +76,10 @@ public final class Daemon: @unchecked Sendable {
     var name: String { evdev.description.name }
   }
 
-  let queue = DispatchQueue.main
+  /// Not the main queue: `dispatchMain()` parks the main thread in a sigsuspend that
+  /// unblocks every signal, so SIGTERM would kill the process there instead of waiting for
+  /// the signalfd. `run()` parks the main thread with them blocked instead.
+  let queue = DispatchQueue(label: "gestured.daemon")
   let mode: Mode
   let options: Options
   let logger: Logger
@@ -77,8 +90,8 @@ public final class Daemon: @unchecked Sendable {
   private(set) var actions: [ProfileActions]
   private var watcher: UdevWatcher?
   private var runner: ActionRunner?
-  /// Devices, and the runner's pipes and pidfds, are watched through one epoll set rather
-  /// than a Dispatch source each (see EventMultiplexer for why).
+  /// The event loop: every descriptor below, and the runner's, is watched in its one epoll
+  /// set rather than through a Dispatch source each (see EventMultiplexer for why).
   private var multiplexer: EventMultiplexer!
   private var devices: [String: OpenDevice] = [:]
   /// Touchscreens no profile takes, logged once each.
@@ -86,8 +99,10 @@ public final class Daemon: @unchecked Sendable {
   /// The one deadline timer: a timerfd in the multiplexer, armed at the earliest deadline
   /// any engine asks for, disarmed when none does. Made in `start()`.
   private var timer: DeadlineTimer?
-  private var signalSources: [DispatchSourceSignal] = []
-  private var watchdogTimer: DispatchSourceTimer?
+  private var signals: SignalReceiver?
+  private var watchdogTimer: DeadlineTimer?
+  /// Signals the daemon handles, read from a signalfd (blocked in every thread by `run()`).
+  static let handledSignals = [SIGHUP, SIGTERM, SIGINT]
   /// Reused for every drain, so reading events allocates nothing once it has grown.
   private var firings: [GestureEvent] = []
 
@@ -149,10 +164,14 @@ public final class Daemon: @unchecked Sendable {
 
   // MARK: Running
 
-  /// Starts every source on the main queue and never returns (exit 0 on SIGTERM/SIGINT).
+  /// Starts the event loop on `queue` and never returns (exit 0 on SIGTERM/SIGINT).
   public func run() -> Never {
+    // Before Dispatch starts any thread: threads inherit the mask, and the signals must wait
+    // for the signalfd in all of them.
+    SignalReceiver.block(Self.handledSignals)
     queue.async { self.start() }
-    dispatchMain()
+    // The main thread has nothing to do; with the signals blocked, nothing wakes it.
+    while true { pause() }
   }
 
   private func start() {
@@ -161,14 +180,18 @@ public final class Daemon: @unchecked Sendable {
       multiplexer = try EventMultiplexer(queue: queue)
       if mode == .actions { runner = try ActionRunner(queue: queue, logger: logger, multiplexer: multiplexer) }
       timer = try DeadlineTimer(multiplexer: multiplexer) { [unowned self] in self.deadlineReached() }
+      signals = try SignalReceiver(Self.handledSignals, multiplexer: multiplexer) { [unowned self] signal in
+        signal == SIGHUP ? self.reload() : self.stop()
+      }
     } catch {
       logger.error("cannot start: \(error)")
       exit(ExitCode.systemError.rawValue)
     }
-    installSignalHandlers()
     do {
       // The monitor starts before enumeration so that nothing plugged in between is missed.
-      watcher = try UdevWatcher(queue: queue, logger: logger) { [unowned self] change in self.udevChanged(change) }
+      watcher = try UdevWatcher(multiplexer: multiplexer, logger: logger) { [unowned self] change in
+        self.udevChanged(change)
+      }
     } catch {
       logger.error("cannot watch for input devices: \(error)")
       exit(ExitCode.systemError.rawValue)
@@ -184,24 +207,20 @@ public final class Daemon: @unchecked Sendable {
     return count == 1 ? "1 touchscreen" : "\(count) touchscreens"
   }
 
-  private func installSignalHandlers() {
-    for (number, handler) in [(SIGHUP, reload), (SIGTERM, stop), (SIGINT, stop)] as [(Int32, () -> Void)] {
-      // Dispatch delivers the signal only if its default action (terminate) is disabled.
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-      source.setEventHandler(handler: handler)
-      source.resume()
-      signalSources.append(source)
-    }
-  }
-
+  /// WATCHDOG=1 at once, then every `watchdogInterval` (systemd asks for half its
+  /// WatchdogSec), from a timerfd in the event loop: if the loop hangs, systemd notices.
   private func startWatchdog() {
     guard let notifier, let interval = notifier.watchdogInterval else { return }
-    let watchdog = DispatchSource.makeTimerSource(queue: queue)
-    watchdog.schedule(deadline: .now(), repeating: .microseconds(Int(interval)), leeway: .milliseconds(100))
-    watchdog.setEventHandler { notifier.watchdog() }
-    watchdog.resume()
-    watchdogTimer = watchdog
+    do {
+      let watchdog = try DeadlineTimer(multiplexer: multiplexer) { [unowned self] in
+        notifier.watchdog()
+        self.watchdogTimer?.schedule(at: MonotonicClock.now() + interval)
+      }
+      watchdog.schedule(at: MonotonicClock.now())
+      watchdogTimer = watchdog
+    } catch {
+      logger.error("cannot start the watchdog timer, systemd will restart gestured: \(error)")
+    }
   }
 
   private func stop() {
@@ -209,7 +228,9 @@ public final class Daemon: @unchecked Sendable {
     notifier?.stopping()
     // No `end:` commands start now: the service manager is about to stop the unit's processes.
     for syspath in Array(devices.keys) { close(syspath, runningEnds: false) }
-    // Running actions are left to finish; the service manager's KillMode decides.
+    // Waiting runs will not start; running ones are left to finish (the service manager's
+    // KillMode decides). A reload keeps both.
+    runner?.dropWaitingRuns()
     exit(ExitCode.success.rawValue)
   }
 
@@ -339,15 +360,32 @@ public final class Daemon: @unchecked Sendable {
     rearm()
   }
 
-  /// Feeds everything the device has pending through its engine and fires what it recognized.
-  private func drain(_ device: OpenDevice) {
-    cancelIfLate(device, now: MonotonicClock.now())
+  /// Feeds what the device has pending, at most `eventsPerWakeUp` events, through its engine
+  /// and fires what it recognized. No clock is read: events carry the kernel's time. True
+  /// when it stopped at that bound, with more events possibly pending.
+  @discardableResult
+  private func drain(_ device: OpenDevice) -> Bool {
     firings.removeAll(keepingCapacity: true)
-    let result = device.evdev.drain { event in device.engine.handle(event, into: &firings) }
+    var first = true
+    let result = device.evdev.drain(atMost: Self.eventsPerWakeUp) { event in
+      if first {
+        first = false
+        // A deadline this far before the first event stamped after it was not honoured in
+        // time (the daemon was stopped or starved): cancel rather than fire it late.
+        cancelIfLate(device, now: event.time)
+      }
+      device.engine.handle(event, into: &firings)
+    }
     fire(device)
-    if case .gone(let error) = result {
-      if error != ENODEV { logger.warning("\(device.node.devnode): read failed: \(String(cString: strerror(error)))") }
+    switch result {
+    case .drained:
+      return false
+    case .more:
+      return true
+    case .gone(let error):
+      if error != .noSuchDevice { logger.warning("\(device.node.devnode): read failed: \(error)") }
       close(device.node.syspath)
+      return false
     }
   }
 
@@ -362,10 +400,14 @@ public final class Daemon: @unchecked Sendable {
   }
 
   private func deadlineReached() {
-    // Events stamped before the deadline must be seen first, so live and replay agree.
-    for device in Array(devices.values) { drain(device) }
+    // Events stamped before the deadline must be seen first, so live and replay agree. A
+    // device with more than `eventsPerWakeUp` pending is not advanced now: its events come
+    // first (the engine runs a deadline when an event passes it), and the timer, rearmed at
+    // the deadline still due, comes back at once for the next batch.
+    var behind: Set<ObjectIdentifier> = []
+    for device in Array(devices.values) where drain(device) { behind.insert(ObjectIdentifier(device)) }
     let now = MonotonicClock.now()
-    for device in devices.values {
+    for device in devices.values where !behind.contains(ObjectIdentifier(device)) {
       cancelIfLate(device, now: now)
       firings.removeAll(keepingCapacity: true)
       device.engine.advance(to: now, into: &firings)
@@ -407,24 +449,26 @@ public final class Daemon: @unchecked Sendable {
       case .actions:
         let environment = ActionEnvironment(
           firing: firing, deviceName: device.name, devnode: device.node.devnode, path: ActionEnvironment.currentPath())
-        // Steps and end runs go one-shot for now; `Self.stream(of:devnode:)` is their queue's key.
         let request = ActionRunner.Request(
           key: "\(device.profileIndex)#\(event.binding)", label: "\(device.profile.name)/\(firing.bindingName)",
           command: command, environment: environment, timeout: firing.action.timeout,
-          cooldown: firing.action.cooldown, user: firing.user, firedAt: event.time)
+          cooldown: firing.action.cooldown, user: firing.user, firedAt: event.time,
+          schedule: Self.schedule(of: event, devnode: device.node.devnode))
         runner?.run(request)
       }
     }
     firings.removeAll(keepingCapacity: true)
   }
 
-  /// The ordered stream a step or end firing belongs to: one device's touch sequence ×
-  /// gesture kind (pinch in and out alike, every pan direction), e.g.
-  /// "/dev/input/event5#12/pinch"; nil for one-shot firings.
-  static func stream(of event: GestureEvent, devnode: String) -> String? {
+  /// How the runner schedules a firing's run. Steps and ends queue in the stream of one
+  /// device's touch sequence × gesture kind (pinch in and out alike, every pan direction),
+  /// e.g. "/dev/input/event5#12/pinch".
+  static func schedule(of event: GestureEvent, devnode: String) -> ActionRunner.Request.Schedule {
+    let stream = "\(devnode)#\(event.sequence)/\(event.gesture.rawValue)"
     switch event.phase {
-    case .oneShot: nil
-    case .step, .end: "\(devnode)#\(event.sequence)/\(event.gesture.rawValue)"
+    case .oneShot: return .oneShot
+    case .step: return .step(stream: stream)
+    case .end: return .end(stream: stream)
     }
   }
 }

@@ -25,40 +25,37 @@ public struct DeviceError: Error, Hashable, Sendable, CustomStringConvertible {
 
   public var devnode: String
   public var operation: Operation
-  public var errno: Int32
+  public var errno: Errno
 
-  public init(devnode: String, operation: Operation, errno: Int32) {
+  public init(devnode: String, operation: Operation, errno: Errno) {
     self.devnode = devnode
     self.operation = operation
     self.errno = errno
   }
 
   /// The node exists but this process may not read it.
-  public var isPermissionDenied: Bool { errno == EACCES || errno == EPERM }
+  public var isPermissionDenied: Bool { errno == .permissionDenied || errno == .notPermitted }
 
   public var description: String {
-    var text = "\(devnode): cannot \(operation.rawValue): \(errnoText(errno))"
-    if operation == .initialize && errno == ENOTTY { text += " (not an evdev device)" }
-    if operation == .grab && errno == EBUSY { text += " (another process has grabbed it)" }
+    var text = "\(devnode): cannot \(operation.rawValue): \(errno)"
+    if operation == .initialize && errno == .notATerminal { text += " (not an evdev device)" }
+    if operation == .grab && errno == .deviceBusy { text += " (another process has grabbed it)" }
     return text
   }
 }
 
-/// The errno in a libevdev/libudev "negative errno" result; EIO for anything else.
-func errnoValue(_ result: Int32) -> Int32 {
-  result < 0 && result > Int32.min ? -result : EIO
-}
-
-/// strerror's text for an errno value.
-func errnoText(_ number: Int32) -> String {
-  strerror(number).map { String(cString: $0) } ?? "errno \(number)"
+/// The failure in a libevdev/libudev result (they return -errno); EIO for a result that is
+/// not negative.
+func errno(negated result: Int32) -> Errno {
+  if case .failure(let error) = valueOrErrno(negated: result) { return error }
+  return .ioError
 }
 
 /// One open evdev node, read through libevdev.
 ///
-/// The daemon owns it on its serial queue: it creates a Dispatch read source on
-/// `fileDescriptor`, calls `drain` from it, and calls `close()` from the source's cancel
-/// handler (never before the source is cancelled, or the fd number could be reused under it).
+/// The daemon owns it on its serial queue: it watches `fileDescriptor` in its event loop
+/// (EventMultiplexer), calls `drain` when it is readable, and calls `close()` only after
+/// unwatching it (else the fd number could be reused under the watch).
 public final class EvdevDevice {
   public let devnode: String
   public let description: DeviceDescription
@@ -66,12 +63,16 @@ public final class EvdevDevice {
   private var handle: OpaquePointer?
   /// libevdev keeps a pointer into this until the handle is freed.
   private var logTarget: LibevdevLogTarget?
+  /// Between a SYN_DROPPED and the end of libevdev's replay of the kernel's state.
+  private var isSyncing = false
 
   public enum DrainResult: Equatable, Sendable {
     /// Nothing is left to read.
     case drained
+    /// `limit` events were read; more may be pending.
+    case more
     /// The device is gone (ENODEV, unplugged) or reading failed for good: close it.
-    case gone(errno: Int32)
+    case gone(errno: Errno)
   }
 
   /// Opens `devnode` (O_RDONLY|O_NONBLOCK|O_CLOEXEC), hands it to libevdev and switches its
@@ -79,30 +80,31 @@ public final class EvdevDevice {
   /// the device go to `logger`, prefixed with the devnode; without one, to libevdev's default
   /// handler (stderr).
   public init(devnode: String, logger: Logger? = nil) throws(DeviceError) {
-    let descriptor = open(devnode, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-    guard descriptor >= 0 else {
-      throw DeviceError(devnode: devnode, operation: .open, errno: errno)
+    let descriptor: Int32
+    switch retryOnInterrupt({ valueOrErrno(open(devnode, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) }) {
+    case .success(let opened): descriptor = opened
+    case .failure(let error): throw DeviceError(devnode: devnode, operation: .open, errno: error)
     }
     guard let handle = libevdev_new() else {
       Glibc.close(descriptor)
-      throw DeviceError(devnode: devnode, operation: .initialize, errno: ENOMEM)
+      throw DeviceError(devnode: devnode, operation: .initialize, errno: .noMemory)
     }
     // Before set_fd, so that what libevdev says while reading the capabilities (kernel bugs
     // such as min == max on an axis) reaches our log.
     let logTarget = logger.map { LibevdevLogTarget(devnode: devnode, logger: $0) }
     logTarget?.install(on: handle)
 
-    func fail(_ operation: DeviceError.Operation, _ number: Int32) -> DeviceError {
+    func fail(_ operation: DeviceError.Operation, _ error: Errno) -> DeviceError {
       libevdev_free(handle)
       // Only now may the log target go: ARC could otherwise free it right after install.
       withExtendedLifetime(logTarget) {}
       Glibc.close(descriptor)
-      return DeviceError(devnode: devnode, operation: operation, errno: number)
+      return DeviceError(devnode: devnode, operation: operation, errno: error)
     }
     let attached = libevdev_set_fd(handle, descriptor)
-    guard attached == 0 else { throw fail(.initialize, errnoValue(attached)) }
+    guard attached == 0 else { throw fail(.initialize, errno(negated: attached)) }
     let clock = libevdev_set_clock_id(handle, CLOCK_MONOTONIC)
-    guard clock == 0 else { throw fail(.setClock, errnoValue(clock)) }
+    guard clock == 0 else { throw fail(.setClock, errno(negated: clock)) }
 
     self.devnode = devnode
     self.handle = handle
@@ -116,41 +118,45 @@ public final class EvdevDevice {
   /// Whether `close()` has run.
   public var isClosed: Bool { handle == nil }
 
-  /// Reads everything pending and calls `body` for each event, in order.
+  /// Reads what is pending, at most `limit` events, and calls `body` for each, in order.
   ///
   /// After a SYN_DROPPED (the kernel's buffer overflowed) libevdev answers
   /// LIBEVDEV_READ_STATUS_SYNC; the SYN_DROPPED itself is not passed on. The events libevdev
   /// then makes up from the kernel's current state (read with LIBEVDEV_READ_FLAG_SYNC until
   /// -EAGAIN: slots' tracking ids ended or started, positions, buttons, ending with a
   /// SYN_REPORT) are passed on as normal events, so contacts end up exactly as the kernel has
-  /// them and none stays stuck down. Then normal reading goes on until -EAGAIN.
+  /// them and none stays stuck down. Then normal reading goes on until -EAGAIN. A sync cut
+  /// short by `limit` goes on at the next call.
   ///
   /// Nothing is allocated per call: one `input_event` on the stack.
-  public func drain(_ body: (RawEvent) -> Void) -> DrainResult {
-    guard let handle else { return .gone(errno: EBADF) }
+  public func drain(atMost limit: Int = .max, _ body: (RawEvent) -> Void) -> DrainResult {
+    guard let handle else { return .gone(errno: .badFileDescriptor) }
     let normal = LIBEVDEV_READ_FLAG_NORMAL.rawValue
     let sync = LIBEVDEV_READ_FLAG_SYNC.rawValue
     let success = Int32(LIBEVDEV_READ_STATUS_SUCCESS.rawValue)
     let syncStatus = Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue)
-    var flags = normal
     var event = input_event()
-    while true {
-      let status = libevdev_next_event(handle, flags, &event)
-      if status == success || (status == syncStatus && flags == sync) {
+    var count = 0
+    while count < limit {
+      let flags = isSyncing ? sync : normal
+      switch retryOnInterrupt({ valueOrErrno(negated: libevdev_next_event(handle, flags, &event)) }) {
+      case .success(let status) where status == success || (status == syncStatus && isSyncing):
         body(Self.rawEvent(event))
-      } else if status == syncStatus {
+        count += 1
+      case .success(let status) where status == syncStatus:
         // `event` is the SYN_DROPPED: from here libevdev replays the kernel's state.
-        flags = sync
-      } else if status == -EAGAIN {
-        guard flags == sync else { return .drained }
+        isSyncing = true
+      case .success:
+        return .gone(errno: .ioError)
+      case .failure(.wouldBlock):
+        guard isSyncing else { return .drained }
         // The sync is complete; what the kernel queued since comes in normal mode.
-        flags = normal
-      } else if status == -EINTR {
-        continue
-      } else {
-        return .gone(errno: errnoValue(status))
+        isSyncing = false
+      case .failure(let error):
+        return .gone(errno: error)
       }
     }
+    return .more
   }
 
   /// The positions the kernel holds for the device right now, as events to feed the engine
@@ -214,11 +220,11 @@ public final class EvdevDevice {
   /// Takes the device exclusively (EVIOCGRAB) or lets it go: while grabbed, no other reader
   /// (the desktop, libinput) sees its events.
   public func grab(_ on: Bool) throws(DeviceError) {
-    guard let handle else { throw DeviceError(devnode: devnode, operation: .closed, errno: EBADF) }
+    guard let handle else { throw DeviceError(devnode: devnode, operation: .closed, errno: .badFileDescriptor) }
     let result = libevdev_grab(handle, on ? LIBEVDEV_GRAB : LIBEVDEV_UNGRAB)
     guard result == 0 else {
       throw DeviceError(
-        devnode: devnode, operation: on ? .grab : .ungrab, errno: errnoValue(result))
+        devnode: devnode, operation: on ? .grab : .ungrab, errno: errno(negated: result))
     }
   }
 

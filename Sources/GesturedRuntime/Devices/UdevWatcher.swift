@@ -1,5 +1,4 @@
 import CUdev
-import Dispatch
 
 #if canImport(Glibc)
   import Glibc
@@ -9,14 +8,14 @@ import Dispatch
 public struct UdevError: Error, Hashable, Sendable, CustomStringConvertible {
   /// e.g. "udev_monitor_enable_receiving".
   public var operation: String
-  public var errno: Int32
+  public var errno: Errno
 
-  public init(operation: String, errno: Int32) {
+  public init(operation: String, errno: Errno) {
     self.operation = operation
     self.errno = errno
   }
 
-  public var description: String { "\(operation): \(errnoText(errno))" }
+  public var description: String { "\(operation): \(errno)" }
 }
 
 /// A libudev context for looking input nodes up, without a monitor (`gestured devices`).
@@ -25,7 +24,7 @@ final class UdevContext {
 
   init() throws(UdevError) {
     guard let udev = udev_new() else {
-      throw UdevError(operation: "udev_new", errno: errno == 0 ? ENOMEM : errno)
+      throw UdevError(operation: "udev_new", errno: Errno.current.rawValue == 0 ? .noMemory : .current)
     }
     self.udev = udev
   }
@@ -36,17 +35,17 @@ final class UdevContext {
   /// initialized are left out unless asked for.
   func eventNodes(includingUninitialized: Bool = false) throws(UdevError) -> [InputNode] {
     guard let enumerate = udev_enumerate_new(udev) else {
-      throw UdevError(operation: "udev_enumerate_new", errno: errno == 0 ? ENOMEM : errno)
+      throw UdevError(operation: "udev_enumerate_new", errno: Errno.current.rawValue == 0 ? .noMemory : .current)
     }
     defer { udev_enumerate_unref(enumerate) }
     var result = udev_enumerate_add_match_subsystem(enumerate, "input")
     if result >= 0 { result = udev_enumerate_add_match_sysname(enumerate, "event*") }
     guard result >= 0 else {
-      throw UdevError(operation: "udev_enumerate_add_match", errno: errnoValue(result))
+      throw UdevError(operation: "udev_enumerate_add_match", errno: errno(negated: result))
     }
     result = udev_enumerate_scan_devices(enumerate)
     guard result >= 0 else {
-      throw UdevError(operation: "udev_enumerate_scan_devices", errno: errnoValue(result))
+      throw UdevError(operation: "udev_enumerate_scan_devices", errno: errno(negated: result))
     }
     var nodes: [InputNode] = []
     var entry = udev_enumerate_get_list_entry(enumerate)
@@ -101,7 +100,8 @@ final class UdevContext {
   }
 }
 
-/// Watches udev for input event nodes coming and going, on the daemon's serial queue.
+/// Watches udev for input event nodes coming and going: the monitor's socket is one more
+/// descriptor in the daemon's event loop (EventMultiplexer), read on its serial queue.
 ///
 /// The monitor listens to udev's netlink messages (sent after udev's rules ran, so
 /// properties and permissions are final) for the `input` subsystem. It starts before the
@@ -117,8 +117,9 @@ public final class UdevWatcher {
   private let context: UdevContext
   private let logger: Logger
   private let onChange: (Change) -> Void
+  private let multiplexer: EventMultiplexer
   private var monitor: OpaquePointer?
-  private var source: (any DispatchSourceRead)?
+  private var token: EventMultiplexer.Token?
   /// syspath → devnode of every node reported as present (by `enumerate()` or `.added`), so
   /// that a node is never added twice and a lost message can be made up for.
   private var known: [String: String] = [:]
@@ -127,23 +128,24 @@ public final class UdevWatcher {
   /// (or a resume) sends bursts.
   private static let receiveBufferBytes: Int32 = 4 << 20
 
-  /// Starts the monitor (netlink "udev", subsystem "input") and its read source on `queue`.
-  /// `onChange` is called on `queue`.
+  /// Starts the monitor (netlink "udev", subsystem "input") and watches it in `multiplexer`.
+  /// Call on the multiplexer's queue; `onChange` is called there.
   public init(
-    queue: DispatchQueue, logger: Logger, onChange: @escaping (Change) -> Void
+    multiplexer: EventMultiplexer, logger: Logger, onChange: @escaping (Change) -> Void
   ) throws(UdevError) {
     context = try UdevContext()
+    self.multiplexer = multiplexer
     self.logger = logger
     self.onChange = onChange
     guard let monitor = udev_monitor_new_from_netlink(context.udev, "udev") else {
       throw UdevError(
-        operation: "udev_monitor_new_from_netlink", errno: errno == 0 ? ENOMEM : errno)
+        operation: "udev_monitor_new_from_netlink", errno: Errno.current.rawValue == 0 ? .noMemory : .current)
     }
     var result = udev_monitor_filter_add_match_subsystem_devtype(monitor, "input", nil)
     guard result >= 0 else {
       udev_monitor_unref(monitor)
       throw UdevError(
-        operation: "udev_monitor_filter_add_match_subsystem_devtype", errno: errnoValue(result))
+        operation: "udev_monitor_filter_add_match_subsystem_devtype", errno: errno(negated: result))
     }
     // Best effort: without privileges the kernel's default size stays, which is fine for
     // ordinary plugging; an overflow is made up for by re-enumerating (see `receive`).
@@ -151,21 +153,20 @@ public final class UdevWatcher {
     result = udev_monitor_enable_receiving(monitor)
     guard result >= 0 else {
       udev_monitor_unref(monitor)
-      throw UdevError(operation: "udev_monitor_enable_receiving", errno: errnoValue(result))
+      throw UdevError(operation: "udev_monitor_enable_receiving", errno: errno(negated: result))
     }
     let descriptor = udev_monitor_get_fd(monitor)
     guard descriptor >= 0 else {
       udev_monitor_unref(monitor)
-      throw UdevError(operation: "udev_monitor_get_fd", errno: errnoValue(descriptor))
+      throw UdevError(operation: "udev_monitor_get_fd", errno: errno(negated: descriptor))
+    }
+    do {
+      token = try multiplexer.watch(descriptor) { [weak self] in self?.receive() }
+    } catch {
+      udev_monitor_unref(monitor)
+      throw UdevError(operation: "watch the udev monitor", errno: error.errno)
     }
     self.monitor = monitor
-    let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
-    let owned = MonitorHandle(monitor, context: context)
-    source.setEventHandler { [weak self] in self?.receive() }
-    // The fd belongs to the monitor: free it only once the source no longer watches it.
-    source.setCancelHandler { owned.release() }
-    self.source = source
-    source.resume()
   }
 
   deinit { cancel() }
@@ -189,10 +190,12 @@ public final class UdevWatcher {
     return nodes
   }
 
-  /// Stops watching; no `onChange` call follows. Safe to call more than once.
+  /// Stops watching and frees the monitor (its fd is the monitor's); no `onChange` call
+  /// follows. Call on the queue. Safe to call more than once.
   public func cancel() {
-    source?.cancel()
-    source = nil
+    if let token { multiplexer.unwatch(token) }
+    token = nil
+    if let monitor { udev_monitor_unref(monitor) }
     monitor = nil
   }
 
@@ -200,16 +203,23 @@ public final class UdevWatcher {
   private func receive() {
     guard let monitor else { return }
     while true {
-      guard let device = udev_monitor_receive_device(monitor) else {
-        let failure = errno
-        if failure == EAGAIN || failure == EWOULDBLOCK || failure == 0 { return }
-        if failure == EINTR { continue }
-        if failure == ENOBUFS {
-          logger.warning("udev: messages were lost (receive buffer full); listing devices again")
-          resynchronize()
-          continue
-        }
-        logger.warning("udev: cannot receive a message: \(errnoText(failure))")
+      let received = retryOnInterrupt { () -> Result<OpaquePointer, Errno> in
+        errno = 0
+        // NULL with errno 0: a message udev dropped (not for us, or malformed).
+        return udev_monitor_receive_device(monitor).map { .success($0) } ?? .failure(.current)
+      }
+      let device: OpaquePointer
+      switch received {
+      case .success(let received):
+        device = received
+      case .failure(.wouldBlock), .failure(Errno(rawValue: 0)):
+        return
+      case .failure(.noBufferSpace):
+        logger.warning("udev: messages were lost (receive buffer full); listing devices again")
+        resynchronize()
+        continue
+      case .failure(let error):
+        logger.warning("udev: cannot receive a message: \(error)")
         return
       }
       defer { udev_device_unref(device) }
@@ -294,24 +304,5 @@ public final class UdevWatcher {
       onChange(.added(node))
       if monitor == nil { return }
     }
-  }
-}
-
-/// The monitor pointer, handed to the source's cancel handler, which frees it once. Keeps
-/// the udev context alive as long as the monitor. Only touched on the watcher's queue.
-private final class MonitorHandle: @unchecked Sendable {
-  private var monitor: OpaquePointer?
-  private var context: UdevContext?
-
-  init(_ monitor: OpaquePointer, context: UdevContext) {
-    self.monitor = monitor
-    self.context = context
-  }
-
-  func release() {
-    guard let monitor else { return }
-    udev_monitor_unref(monitor)
-    self.monitor = nil
-    context = nil
   }
 }

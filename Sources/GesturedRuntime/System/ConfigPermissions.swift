@@ -62,7 +62,7 @@ public enum ConfigPermissions {
       var absolute = path
       if !path.hasPrefix("/") {
         guard let directory = getcwd(nil, 0) else {
-          return "refusing the config: cannot resolve a relative path (\(errorText(errno)))"
+          return "refusing the config: cannot resolve a relative path (\(Errno.current))"
         }
         absolute = String(cString: directory) + "/" + path
         free(directory)
@@ -81,7 +81,7 @@ public enum ConfigPermissions {
         let entry = directory.path == "/" ? "/" + name : directory.path + "/" + name
         var status = stat()
         guard lstat(entry, &status) == 0 else {
-          return "refusing the config: cannot check who can change \(entry): \(errorText(errno))"
+          return "refusing the config: cannot check who can change \(entry): \(Errno.current)"
         }
         let type = status.st_mode & typeMask
         if type == symlinkType {
@@ -107,7 +107,7 @@ public enum ConfigPermissions {
     mutating func enterDirectory(_ directory: String) -> String? {
       var status = stat()
       guard lstat(directory, &status) == 0 else {
-        return "refusing the config: cannot check who can change \(directory): \(errorText(errno))"
+        return "refusing the config: cannot check who can change \(directory): \(Errno.current)"
       }
       return enterDirectory(directory, status: status)
     }
@@ -147,7 +147,7 @@ public enum ConfigPermissions {
       var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
       let count = readlink(link, &buffer, buffer.count)
       guard count > 0, count < buffer.count else {
-        let reason = count < 0 ? errorText(errno) : "the link's target is too long"
+        let reason = count < 0 ? Errno.current.description : "the link's target is too long"
         return "refusing the config: cannot check who can change it: readlink \(link): \(reason)"
       }
       let target = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -212,9 +212,5 @@ public enum ConfigPermissions {
     }
     if plain && !text.isEmpty { return text }
     return "'" + text.replacing("'", with: "'\\''") + "'"
-  }
-
-  private static func errorText(_ number: Int32) -> String {
-    strerror(number).map { String(cString: $0) } ?? "errno \(number)"
   }
 }

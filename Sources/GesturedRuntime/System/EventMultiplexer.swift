@@ -6,17 +6,23 @@ import GestureCore
   import Glibc
 #endif
 
-/// Watches many short-lived descriptors (devices, action output pipes, pidfds) through one
-/// epoll set, so that libdispatch only ever watches the set itself, with one read source
-/// made at start.
+/// The daemon's one event loop: everything it waits for is a descriptor in one epoll set
+/// (the signalfd, timerfds for deadlines, action timeouts, exit polling and the watchdog,
+/// the udev monitor, devices, action output pipes, pidfds), and libdispatch watches only the
+/// set itself, with one read source on the daemon's serial queue, made at start.
 ///
-/// Why: creating and cancelling Dispatch read sources at the rate actions come and go hits a
-/// use-after-free in libdispatch's epoll bookkeeping on Linux (swift-corelibs-libdispatch
-/// #949): measured here, 3 crashes in 40 runs of 20 short actions each. Here `watch` and
-/// `unwatch` are plain epoll_ctl calls, done on the queue, synchronously: nothing is torn
-/// down behind our back, and a descriptor may be closed as soon as `unwatch` returns.
+/// Why not a Dispatch source each: creating and cancelling Dispatch read sources at the rate
+/// actions come and go hits a use-after-free in libdispatch's epoll bookkeeping on Linux
+/// (swift-corelibs-libdispatch #949): measured here, 3 crashes in 40 runs of 20 short
+/// actions each. Here `watch` and `unwatch` are plain epoll_ctl calls, done on the queue,
+/// synchronously: nothing is torn down behind our back, and a descriptor may be closed as
+/// soon as `unwatch` returns. Watching happens when a descriptor comes or goes, never per
+/// event.
 ///
-/// Level-triggered: a handler that leaves data unread is called again. Only `queue` may call.
+/// Level-triggered: a handler that leaves data unread is called again at the next wake-up.
+/// Each wake-up calls every ready handler once; handlers that read a bounded amount (devices
+/// read at most `Daemon.eventsPerWakeUp` events) so take turns, since epoll reports a
+/// descriptor that stays ready after the others that were waiting. Only `queue` may call.
 public final class EventMultiplexer {
   public struct Token: Hashable, Sendable {
     fileprivate let id: UInt64
@@ -32,8 +38,11 @@ public final class EventMultiplexer {
   private var ready = [UInt64](repeating: 0, count: 64)
 
   public init(queue: DispatchQueue) throws(SystemError) {
-    let descriptor = gestured_epoll_create()
-    guard descriptor >= 0 else { throw SystemError(operation: "epoll_create1", errno: -descriptor) }
+    let descriptor: Int32
+    switch valueOrErrno(negated: gestured_epoll_create()) {
+    case .success(let created): descriptor = created
+    case .failure(let error): throw SystemError(operation: "epoll_create1", errno: error)
+    }
     self.queue = queue
     epoll = descriptor
     let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
@@ -53,8 +62,9 @@ public final class EventMultiplexer {
     dispatchPrecondition(condition: .onQueue(queue))
     let id = nextID
     nextID += 1
-    let result = gestured_epoll_add(epoll, descriptor, id)
-    guard result == 0 else { throw SystemError(operation: "epoll_ctl(ADD)", errno: -result) }
+    if case .failure(let error) = valueOrErrno(negated: gestured_epoll_add(epoll, descriptor, id)) {
+      throw SystemError(operation: "epoll_ctl(ADD)", errno: error)
+    }
     handlers[id] = handler
     return Token(id: id, descriptor: descriptor)
   }
@@ -68,8 +78,11 @@ public final class EventMultiplexer {
   }
 
   private func dispatchReady() {
-    let count = ready.withUnsafeMutableBufferPointer { gestured_epoll_ready(epoll, $0.baseAddress, Int32($0.count)) }
-    guard count > 0 else { return }
+    let result = retryOnInterrupt {
+      valueOrErrno(
+        negated: ready.withUnsafeMutableBufferPointer { gestured_epoll_ready(epoll, $0.baseAddress, Int32($0.count)) })
+    }
+    guard case .success(let count) = result, count > 0 else { return }
     for index in 0..<Int(count) {
       // A handler may have unwatched another descriptor that was ready in the same batch.
       handlers[ready[index]]?()
@@ -80,14 +93,14 @@ public final class EventMultiplexer {
 /// A system call that failed, with its errno.
 public struct SystemError: Error, Hashable, Sendable, CustomStringConvertible {
   public var operation: String
-  public var errno: Int32
+  public var errno: Errno
 
-  public init(operation: String, errno: Int32) {
+  public init(operation: String, errno: Errno) {
     self.operation = operation
     self.errno = errno
   }
 
-  public var description: String { "\(operation): \(String(cString: strerror(errno)))" }
+  public var description: String { "\(operation): \(errno)" }
 }
 
 /// A deadline on CLOCK_MONOTONIC, as a timerfd in the multiplexer's epoll set: arming and
@@ -101,8 +114,11 @@ public final class DeadlineTimer {
   public private(set) var deadline: Timestamp?
 
   public init(multiplexer: EventMultiplexer, handler: @escaping () -> Void) throws(SystemError) {
-    let descriptor = gestured_timerfd_create()
-    guard descriptor >= 0 else { throw SystemError(operation: "timerfd_create", errno: -descriptor) }
+    let descriptor: Int32
+    switch valueOrErrno(negated: gestured_timerfd_create()) {
+    case .success(let created): descriptor = created
+    case .failure(let error): throw SystemError(operation: "timerfd_create", errno: error)
+    }
     self.multiplexer = multiplexer
     self.descriptor = descriptor
     do throws(SystemError) {

@@ -55,7 +55,7 @@ public final class SystemdNotifier {
     }
     let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
     guard descriptor >= 0 else {
-      logger?.warning("cannot create a socket to notify systemd: \(Self.errorText(errno))")
+      logger?.warning("cannot create a socket to notify systemd: \(Errno.current)")
       return nil
     }
     self.socketName = name
@@ -112,26 +112,24 @@ public final class SystemdNotifier {
           + "(at most \(Self.maximumMessageBytes))")
       return false
     }
-    var failure: Int32 = 0
+    var failure: Errno? = nil
     message.withUTF8 { bytes in
       withUnsafePointer(to: address) { addressPointer in
         addressPointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-          while true {
-            let sent = sendto(
-              fileDescriptor, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL),
-              socketAddress, addressLength)
-            if sent >= 0 { return }
-            if errno == EINTR { continue }
-            failure = errno
-            return
+          let sent = retryOnInterrupt {
+            valueOrErrno(
+              sendto(
+                fileDescriptor, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL),
+                socketAddress, addressLength))
           }
+          if case .failure(let error) = sent { failure = error }
         }
       }
     }
-    if failure != 0 {
+    if let failure {
       if consecutiveFailures == 0 {
         logger?.error(
-          "cannot notify systemd at \(Self.printable(socketName)): \(Self.errorText(failure))")
+          "cannot notify systemd at \(Self.printable(socketName)): \(failure)")
       }
       consecutiveFailures &+= 1
       return false
@@ -216,9 +214,5 @@ public final class SystemdNotifier {
   /// An environment value as it may be logged: control characters shown as `?`.
   private static func printable(_ text: String) -> String {
     String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7f ? "?" : Character($0) })
-  }
-
-  private static func errorText(_ number: Int32) -> String {
-    strerror(number).map { String(cString: $0) } ?? "errno \(number)"
   }
 }

@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Why a system call failed: an errno value, typed.
+///
+/// The runtime's one syscall layer: every error type carries one of these (not an `Int32`),
+/// `valueOrErrno` is the one place that turns a call's result into success or an `Errno`,
+/// and `retryOnInterrupt` the one place that retries EINTR.
+public struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+  public let rawValue: Int32
+
+  public init(rawValue: Int32) { self.rawValue = rawValue }
+
+  /// The calling thread's `errno`, right now: read it before any other call.
+  public static var current: Errno { Errno(rawValue: Glibc.errno) }
+
+  public static let notPermitted = Errno(rawValue: EPERM)
+  public static let noSuchFileOrDirectory = Errno(rawValue: ENOENT)
+  public static let interrupted = Errno(rawValue: EINTR)
+  public static let ioError = Errno(rawValue: EIO)
+  public static let badFileDescriptor = Errno(rawValue: EBADF)
+  /// EAGAIN, which is EWOULDBLOCK on Linux.
+  public static let wouldBlock = Errno(rawValue: EAGAIN)
+  public static let noMemory = Errno(rawValue: ENOMEM)
+  public static let permissionDenied = Errno(rawValue: EACCES)
+  public static let deviceBusy = Errno(rawValue: EBUSY)
+  public static let noSuchDevice = Errno(rawValue: ENODEV)
+  public static let invalidArgument = Errno(rawValue: EINVAL)
+  /// ENOTTY: an ioctl the descriptor does not support (e.g. evdev's on a plain file).
+  public static let notATerminal = Errno(rawValue: ENOTTY)
+  public static let noBufferSpace = Errno(rawValue: ENOBUFS)
+  public static let notImplemented = Errno(rawValue: ENOSYS)
+
+  /// strerror's text, e.g. "No such device".
+  public var description: String {
+    strerror(rawValue).map { String(cString: $0) } ?? "errno \(rawValue)"
+  }
+}
+
+/// libc's convention: `result`, unless it is -1, which means `errno` says why.
+@inline(__always)
+func valueOrErrno<Value: FixedWidthInteger>(_ result: Value) -> Result<Value, Errno> {
+  result == -1 ? .failure(.current) : .success(result)
+}
+
+/// The convention of the C shim, libevdev and libudev: a negative result is `-errno` (EIO for
+/// a value that is not one).
+@inline(__always)
+func valueOrErrno<Value: FixedWidthInteger & SignedInteger>(negated result: Value) -> Result<Value, Errno> {
+  guard result < 0 else { return .success(result) }
+  guard result > -Value(Int32.max) else { return .failure(.ioError) }
+  return .failure(Errno(rawValue: Int32(-result)))
+}
+
+/// Calls `body` again for as long as it fails with EINTR (a signal arrived mid-call).
+@inline(__always)
+func retryOnInterrupt<Value>(_ body: () -> Result<Value, Errno>) -> Result<Value, Errno> {
+  while true {
+    let result = body()
+    if case .failure(.interrupted) = result { continue }
+    return result
+  }
+}
