@@ -1,6 +1,10 @@
 import GestureCore
 import GesturedConfig
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// `gestured replay --config FILE [--device DESC] [--run-actions] [--verbose] RECORDING...`:
 /// runs evemu recordings through the recognition pipeline on their own clock and prints one
 /// JSON line per firing.
@@ -29,6 +33,9 @@ public struct ReplayCommand: Sendable {
   /// The pipeline. Tests put a fake here to drive the output and action code with firings of
   /// their own choosing.
   typealias PipelineFunction = @Sendable (DeviceDescription, [RawEvent], Configuration) -> Outcome
+
+  /// Who replay runs as; tests pretend to be someone else.
+  var effectiveUserID: @Sendable () -> uid_t = { geteuid() }
 
   var replay: PipelineFunction = {
     let result = Replay.run(device: $0, events: $1, configuration: $2)
@@ -62,7 +69,7 @@ public struct ReplayCommand: Sendable {
       case .success(let description):
         guard let device = description.device else {
           errors.write(
-            "\(devicePath): error: no device description (N:, I:, P:, B:, A: lines) in the file given"
+            "\(devicePath.escapingControlCharacters()): error: no device description (N:, I:, P:, B:, A: lines) in the file given"
               + " with --device\n")
           return .badRecording
         }
@@ -80,14 +87,20 @@ public struct ReplayCommand: Sendable {
       if let givenDevice, let devicePath {
         if recording.device != nil {
           errors.write(
-            "\(file): has its own device description; using the one from --device \(devicePath)\n")
+            "\(file.escapingControlCharacters()): has its own device description; using the one from --device \(devicePath.escapingControlCharacters())\n"
+          )
         }
         prepared.append((file, givenDevice, recording.events))
       } else if let device = recording.device {
         prepared.append((file, device, recording.events))
+      } else if recording.events.isEmpty {
+        errors.write(
+          "\(file.escapingControlCharacters()): error: the recording is empty (no device description, no events)\n"
+            + "  hint: record one with evemu-record, or check the path\n")
+        return .badRecording
       } else {
         errors.write(
-          "\(file): error: no device description in this recording (only E: lines)\n"
+          "\(file.escapingControlCharacters()): error: no device description in this recording (only E: lines)\n"
             + "  hint: give one with --device DESC (a file written by evemu-describe or evemu-record)\n"
         )
         return .badRecording
@@ -107,45 +120,64 @@ public struct ReplayCommand: Sendable {
     output: some OutputSink, errors: some OutputSink
   ) {
     if verbose {
-      errors.write("\(file): device '\(device.name)' \(Self.ids(device)), \(events.count) events\n")
+      errors.write(
+        "\(file.escapingControlCharacters()): device '\(device.name.escapingControlCharacters())' \(Self.ids(device)), \(events.count) events\n"
+      )
     }
     let result = replay(device, events, configuration)
-    for note in result.notes { errors.write("\(file): \(note)\n") }
+    for note in result.notes {
+      errors.write("\(file.escapingControlCharacters()): \(note.escapingControlCharacters())\n")
+    }
     guard let profileIndex = result.profile, configuration.profiles.indices.contains(profileIndex)
     else {
-      if verbose { errors.write("\(file): \(counted(result.firings.count, "firing"))\n") }
+      if verbose { errors.write("\(file.escapingControlCharacters()): \(counted(result.firings.count, "firing"))\n") }
       return
     }
     let profile = configuration.profiles[profileIndex]
-    if verbose { errors.write("\(file): \(Self.describe(profile: profile, device: device))\n") }
+    if verbose {
+      errors.write(
+        "\(file.escapingControlCharacters()): \(Self.describe(profile: profile, device: device).escapingControlCharacters())\n"
+      )
+    }
 
     for event in result.firings {
       guard let firing = ResolvedFiring(event: event, profile: profile) else {
         errors.write(
-          "\(file): internal error: a firing names binding \(event.binding) or region"
+          "\(file.escapingControlCharacters()): internal error: a firing names binding \(event.binding) or region"
             + " \(event.region.map(String.init) ?? "none"), which profile '\(profile.name)' does not have; skipped\n"
         )
         continue
       }
       output.write(
         FiringReport.jsonLine(file: file, deviceName: device.name, firing: firing) + "\n")
-      if runActions { runAction(of: firing, file: file, device: device, errors: errors) }
+      if runActions {
+        runAction(of: firing, profile: profile, file: file, device: device, errors: errors)
+      }
     }
-    if verbose { errors.write("\(file): \(counted(result.firings.count, "firing"))\n") }
+    if verbose { errors.write("\(file.escapingControlCharacters()): \(counted(result.firings.count, "firing"))\n") }
   }
 
   /// Runs the binding's command and waits, so that firings and their actions stay in order.
   /// The action's stdout goes to our stderr: stdout carries only JSON lines.
   private func runAction(
-    of firing: ResolvedFiring, file: String, device: DeviceDescription, errors: some OutputSink
+    of firing: ResolvedFiring, profile: Profile, file: String, device: DeviceDescription,
+    errors: some OutputSink
   ) {
     let command = firing.binding.run
     guard !command.isEmpty else { return }
     let environment = ActionEnvironment(
       firing: firing, deviceName: device.name, devnode: file, path: ActionEnvironment.currentPath())
-    let label = "\(file): action of '\(firing.bindingName)' at \(firing.event.time)"
+    let label =
+      "\(file.escapingControlCharacters()): action of '\(firing.bindingName.escapingControlCharacters())' at \(firing.event.time)"
     do {
-      let process = try spawnShell(command, environment: environment, output: .standardError)
+      // As the daemon does: as root, a `user:` command runs as that user, never as root.
+      // Without root there is no one else to become; the command runs as the caller.
+      var identity: UserIdentity? = nil
+      if let user = firing.binding.user ?? profile.user, effectiveUserID() == 0 {
+        identity = try UserIdentity(lookingUp: user)
+      }
+      let process = try spawnShell(
+        command, environment: environment, output: .standardError, user: identity)
       let status = try process.waitForExit()
       if !status.succeeded { errors.write("\(label): \(status)\n") }
     } catch {
@@ -160,15 +192,17 @@ public struct ReplayCommand: Sendable {
   private static func load(_ path: String, errors: some OutputSink) -> Result<Recording, ExitCode> {
     let bytes: [UInt8]
     do {
-      bytes = try ConfigLoader.readFile(path: path, maximumSize: maximumRecordingSize)
+      bytes = try InputFile.read(path: path, maximumSize: maximumRecordingSize)
     } catch {
-      errors.write("gestured: cannot read '\(path)': \(error)\n")
+      errors.write("gestured: cannot read '\(path.escapingControlCharacters())': \(error)\n")
       return .failure(.missingFile)
     }
     do {
       return .success(try EvemuParser.parse(bytes, file: path))
     } catch {
-      errors.write("\(error.file):\(error.line): error: \(error.message)\n")
+      errors.write(
+        "\(error.file.escapingControlCharacters()):\(error.line): error: \(error.message.escapingControlCharacters())\n"
+      )
       return .failure(.badRecording)
     }
   }
