@@ -11,7 +11,9 @@ struct ConfigValidator {
 
   init(file: String) { reader = ValueReader(file: file) }
 
-  static let topLevelKeys = ["thresholds", "devices", "regions", "bindings"]
+  static let topLevelKeys = ["thresholds", "devices", "regions", "bindings", "max-devices"]
+  /// `max-devices` above this would let the daemon run into its file descriptor limit.
+  static let maximumMaxDevices = 1000
   static let deviceKeys = [
     "name", "match", "rotation", "size", "calibration", "thresholds", "simultaneous", "regions",
     "bindings", "grab", "environment", "user",
@@ -27,8 +29,13 @@ struct ConfigValidator {
 
   /// Most taps a binding may ask for; more is a typo, and recognizers may size storage by it.
   static let maximumTaps = 100
+  /// Most regions in one profile.
+  static let maximumRegions = 256
   /// Most fingers gestured follows in one sequence.
   static let maximumFingers = 5
+  /// Largest magnitude of a calibration entry, and smallest of its determinant.
+  static let maximumCalibrationEntry = 1000.0
+  static let minimumCalibrationDeterminant = 1e-6
   /// Slack for sums of fractions such as 0.7 + 0.3.
   private static let fractionTolerance = 1e-9
 
@@ -52,6 +59,8 @@ struct ConfigValidator {
 
     var global = Thresholds()
     if let value = fields["thresholds"] { global = thresholds(value, base: global) }
+    var maximumDevices = Configuration.defaultMaximumDevices
+    if let value = fields["max-devices"], let number = maxDevices(value) { maximumDevices = number }
 
     guard let devicesValue = fields["devices"] else {
       // The shorthand: top-level regions and bindings form the one default profile.
@@ -66,7 +75,7 @@ struct ConfigValidator {
           at: reader.location(of: root), "the config has no bindings, so nothing runs",
           hint: "add a 'bindings:' list")
       }
-      return (Configuration(profiles: [profile]), [actions])
+      return (Configuration(profiles: [profile], maximumDevices: maximumDevices), [actions])
     }
 
     for name in ["regions", "bindings"] {
@@ -85,10 +94,24 @@ struct ConfigValidator {
         &ignored, &ignoredActions, regions: fields["regions"], bindings: fields["bindings"])
     }
     let entries = devices(devicesValue, global: global)
-    return (Configuration(profiles: entries.map(\.profile)), entries.map(\.actions))
+    return (
+      Configuration(profiles: entries.map(\.profile), maximumDevices: maximumDevices), entries.map(\.actions)
+    )
   }
 
-  private var hasError: Bool { reader.diagnostics.contains { $0.severity == .error } }
+  private mutating func maxDevices(_ value: Value) -> Int? {
+    guard let number = reader.integer(value) else { return nil }
+    guard number >= 1 && number <= Self.maximumMaxDevices else {
+      reader.error(
+        value, "'max-devices' must be 1 to \(Self.maximumMaxDevices), not \(number)",
+        hint:
+          "how many input devices gestured keeps open at once; the default is \(Configuration.defaultMaximumDevices)")
+      return nil
+    }
+    return number
+  }
+
+  private var hasError: Bool { reader.errorCount > 0 }
 
   // MARK: Thresholds
 
@@ -130,9 +153,9 @@ struct ConfigValidator {
         result.pinchIn = scale
       case "pinch-out":
         guard let scale = reader.number(entry) else { continue }
-        guard scale > 1 else {
+        guard scale > 1 && scale <= 100 else {
           reader.error(
-            entry, "'pinch-out' must be more than 1",
+            entry, "'pinch-out' must be more than 1 and at most 100",
             hint: "the scale the fingers' distance grows to, e.g. 1.25")
           continue
         }
@@ -167,7 +190,7 @@ struct ConfigValidator {
     var profiles: [(profile: Profile, actions: ProfileActions)] = []
     var firstDefault: Profile? = nil
     var namesSeen: [String: SourceLocation] = [:]
-    var matchesSeen: [(match: DeviceMatch, profile: Profile)] = []
+    var matchesSeen: [DeviceMatch: Profile] = [:]
     for item in items {
       guard let parsed = profile(item, global: global) else { continue }
       var profile = parsed.profile
@@ -200,15 +223,13 @@ struct ConfigValidator {
             hint: "move the entry without 'match' to the end of 'devices:'")
         }
       } else if let match = profile.match {
-        if let same = matchesSeen.first(where: { $0.match == match }),
-          let line = same.profile.location?.line
-        {
+        if let same = matchesSeen[match], let line = same.location?.line {
           reader.error(
             at: here,
-            "profile '\(profile.name)' can never match: profile '\(same.profile.name)' at line \(line) has the same match and comes first",
+            "profile '\(profile.name)' can never match: profile '\(same.name)' at line \(line) has the same match and comes first",
             hint: "merge the two entries or make one match narrower")
         }
-        if parsed.matchIsValid { matchesSeen.append((match, profile)) }
+        if parsed.matchIsValid, matchesSeen[match] == nil { matchesSeen[match] = profile }
       } else if parsed.matchIsValid {
         firstDefault = profile
       }
@@ -286,7 +307,7 @@ struct ConfigValidator {
     return parsed
   }
 
-  private var errorCount: Int { reader.diagnostics.count { $0.severity == .error } }
+  private var errorCount: Int { reader.errorCount }
 
   private mutating func deviceMatch(_ value: Value) -> DeviceMatch? {
     guard let fields = reader.fields(value, allowed: Self.matchKeys) else { return nil }
@@ -353,13 +374,25 @@ struct ConfigValidator {
       )
       return nil
     }
-    let numbers = items.compactMap { reader.number($0) }
+    var numbers: [Double] = []
+    for item in items {
+      guard let number = reader.number(item) else { continue }
+      // Bounded entries keep every calibrated position (and the determinant) finite.
+      guard abs(number) <= Self.maximumCalibrationEntry else {
+        reader.error(
+          item, "a calibration value must be -1000 to 1000, not \(Self.shortDecimal(number))",
+          hint: "the matrix maps panel fractions to panel fractions; its entries are near 0 and 1")
+        continue
+      }
+      numbers.append(number)
+    }
     guard numbers.count == 6 else { return nil }
-    // A singular matrix maps the whole panel onto a line or a point.
-    if numbers[0] * numbers[4] - numbers[1] * numbers[3] == 0 {
+    // A (nearly) singular matrix maps the whole panel onto a line or a point.
+    let determinant = numbers[0] * numbers[4] - numbers[1] * numbers[3]
+    if !(abs(determinant) >= Self.minimumCalibrationDeterminant) {
       reader.error(
-        value, "this calibration maps the whole panel onto a line",
-        hint: "a*e - b*d must not be 0; [1, 0, 0, 0, 1, 0] changes nothing")
+        value, "this calibration maps the whole panel onto a line (a*e - b*d is \(determinant))",
+        hint: "a*e - b*d must be at least 0.000001 in magnitude; [1, 0, 0, 0, 1, 0] changes nothing")
       return nil
     }
     return numbers
@@ -464,7 +497,15 @@ struct ConfigValidator {
     guard let items = reader.list(value, itemName: "region") else { return [] }
     var regions: [Region] = []
     var lines: [Int] = []
+    var indexOfName: [String: Int] = [:]
     for item in items {
+      // Every region is compared with those before it: the cap keeps that cheap.
+      guard regions.count < Self.maximumRegions else {
+        reader.error(
+          item, "a profile has at most \(Self.maximumRegions) regions; this is one more",
+          hint: "regions are areas of the panel a binding can name; merge or remove some")
+        break
+      }
       guard let fields = reader.fields(item, allowed: Self.regionKeys, emptyIsFine: false) else {
         continue
       }
@@ -474,7 +515,7 @@ struct ConfigValidator {
         continue
       }
       guard let name = reader.string(nameValue) else { continue }
-      if let index = regions.firstIndex(where: { $0.name == name }) {
+      if let index = indexOfName[name] {
         reader.error(nameValue, "region '\(name)' is already defined at line \(lines[index])")
         continue
       }
@@ -486,6 +527,7 @@ struct ConfigValidator {
       }
       // A region with a broken area is still known by name, so bindings naming it do not
       // produce a second, misleading "unknown region" error.
+      indexOfName[name] = regions.count
       regions.append(Region(name: name, area: area ?? .whole))
       lines.append(item.line)
     }

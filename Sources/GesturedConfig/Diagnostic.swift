@@ -19,14 +19,17 @@ public struct Diagnostic: Sendable, CustomStringConvertible {
     self.hint = hint
   }
 
-  /// `FILE:LINE:COL: error: message`, the form compilers use, so editors can jump to it.
+  /// `FILE:LINE:COL: error: message`, the form compilers use, so editors can jump to it. The
+  /// hint, when there is one, is the only second line: control characters in the file name,
+  /// the message or the hint (which may quote the config) are escaped.
   public var description: String {
     let label =
       switch severity {
       case .error: "error"
       case .warning: "warning"
       }
-    return "\(location): \(label): \(message)" + (hint.map { "\n  hint: \($0)" } ?? "")
+    let head = "\(location): \(label): \(message)".escapingControlCharacters()
+    return head + (hint.map { "\n  hint: " + $0.escapingControlCharacters() } ?? "")
   }
 }
 

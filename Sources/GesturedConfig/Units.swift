@@ -11,9 +11,12 @@ struct UnitError: Error, Equatable {
 /// Units are required (a bare `300` is ambiguous between milliseconds and seconds), and
 /// durations are converted with decimal arithmetic so `0.3s` is exactly 300000 µs.
 enum Units {
-  /// Durations beyond this (about 31 years) are typos, and keeping them small keeps
-  /// deadline arithmetic far from overflow.
-  static let maximumDuration: Microseconds = 1_000_000_000 * 1_000_000
+  /// No gesture threshold, timeout or cooldown is meant to last longer than a day; beyond
+  /// is a typo, and keeping durations small keeps deadline arithmetic far from overflow.
+  static let maximumDuration: Microseconds = 24 * 3600 * 1_000_000
+  /// The largest distance or panel size, 10 m: a bigger panel is a typo (a missing point),
+  /// and bounded lengths keep every product of them finite.
+  static let maximumMillimetres = 10_000.0
 
   static func duration(_ text: String) throws(UnitError) -> Microseconds {
     let (number, unit) = split(text)
@@ -36,7 +39,9 @@ enum Units {
       throw UnitError(message: "'\(text)' is negative", hint: "a duration is 0 or more")
     }
     guard let micro = decimal.scaled(byPowerOfTen: exponent), micro <= maximumDuration else {
-      throw UnitError(message: "'\(text)' is too long", hint: "durations go up to 1000000000s")
+      throw UnitError(
+        message: "'\(text)' is longer than 24 hours",
+        hint: "durations are 0 to 86400s (24 hours)")
     }
     return micro
   }
@@ -45,18 +50,24 @@ enum Units {
   static func distance(_ text: String, allowPercent: Bool) throws(UnitError) -> Distance {
     let (number, unit) = split(text)
     let units = allowPercent ? "mm, cm or % (of the panel diagonal)" : "mm or cm"
-    guard let decimal = DecimalText(number), let value = Double(number), value.isFinite else {
+    guard let decimal = DecimalText(number), let value = Double(number) else {
       throw UnitError(
         message: "'\(text)' is not a distance", hint: "write e.g. 3mm; distances take \(units)")
     }
     guard !decimal.negative else {
       throw UnitError(message: "'\(text)' is negative", hint: "a distance is more than 0")
     }
+    let tooLong = UnitError(
+      message: "'\(text)' is longer than 10 m",
+      hint: "distances and sizes are at most 10000mm (1000cm)")
     switch unit {
-    case "mm": return .millimetres(value)
-    case "cm": return .millimetres(value * 10)
+    case "mm", "cm":
+      // Also catches digits too many for a Double, which read as infinity.
+      let millimetres = unit == "cm" ? value * 10 : value
+      guard millimetres.isFinite, millimetres <= maximumMillimetres else { throw tooLong }
+      return .millimetres(millimetres)
     case "%" where allowPercent:
-      guard value <= 100 else {
+      guard value.isFinite, value <= 100 else {
         throw UnitError(
           message: "'\(text)' is more than the whole diagonal", hint: "use at most 100%")
       }
@@ -77,11 +88,16 @@ enum Units {
   /// An angle in degrees, written `25deg` (or `25°`).
   static func angle(_ text: String) throws(UnitError) -> Double {
     let (number, unit) = split(text)
-    guard DecimalText(number) != nil, let value = Double(number), value.isFinite else {
+    guard DecimalText(number) != nil, let value = Double(number) else {
       throw UnitError(message: "'\(text)' is not an angle", hint: "write e.g. 25deg")
     }
     switch unit {
-    case "deg", "°": return value
+    case "deg", "°":
+      guard value.isFinite, abs(value) <= 360 else {
+        throw UnitError(
+          message: "'\(text)' is more than a full turn", hint: "angles are -360deg to 360deg")
+      }
+      return value
     case "": throw UnitError(message: "'\(text)' needs a unit", hint: "write \(number)deg")
     default:
       throw UnitError(message: "'\(text)' has an unknown unit '\(unit)'", hint: "angles take deg")

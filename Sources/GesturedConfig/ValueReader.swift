@@ -35,7 +35,10 @@ struct Fields {
 /// returning nil for a value that cannot be used, so validation goes on after an error.
 struct ValueReader {
   let file: String
-  var diagnostics: [Diagnostic] = []
+  private(set) var diagnostics: [Diagnostic] = []
+  /// Kept as a count, not counted, so that checks comparing it before and after each binding
+  /// stay linear in a file with thousands of errors.
+  private(set) var errorCount = 0
 
   init(file: String) { self.file = file }
 
@@ -54,6 +57,7 @@ struct ValueReader {
   }
 
   mutating func error(at location: SourceLocation, _ message: String, hint: String? = nil) {
+    errorCount += 1
     diagnostics.append(
       Diagnostic(severity: .error, location: location, message: message, hint: hint))
   }

@@ -40,6 +40,15 @@ final class YAMLNode: Sendable {
     expandedSize = size
   }
 
+  /// An alias: the anchor's content at the alias's position. Its size is the anchor's, not
+  /// counted again, so a file of many aliases to one large anchor stays linear to check.
+  init(aliasOf target: YAMLNode, line: Int, column: Int) {
+    content = target.content
+    self.line = line
+    self.column = column
+    expandedSize = target.expandedSize
+  }
+
   /// The scalar's text if it is an unquoted `~`, `null` or nothing at all.
   var isNull: Bool {
     guard case .scalar(let text, plain: true) = content else { return false }
@@ -82,8 +91,9 @@ struct YAMLDocument {
 
   /// Deeper nesting than this is no config; the limit keeps every later walk shallow.
   static let maximumDepth = 64
-  /// Aliases may share subtrees; expanded beyond this many nodes the file is rejected, so a
-  /// few lines of nested aliases cannot make validation run for hours.
+  /// Aliases may share subtrees; expanded to more than this many nodes beyond those written
+  /// out, the file is rejected, so a few lines of nested aliases cannot make validation run
+  /// for hours.
   static let maximumExpandedNodes = 200_000
 
   static func parse(bytes: [UInt8], file: String) -> YAMLDocument {
@@ -102,12 +112,33 @@ private struct TreeBuilder {
   private var stack: [OpenCollection] = []
   private var anchors: [String: YAMLNode] = [:]
   private var documentCount = 0
+  /// Nodes in the file as written (scalars, aliases, collections), without expansion.
+  private var writtenNodes = 0
 
-  private enum OpenCollection {
-    case sequence(line: Int, column: Int, anchor: String?, items: [YAMLNode])
-    case mapping(
-      line: Int, column: Int, anchor: String?, pairs: [YAMLPair], pendingKey: YAMLNode?,
-      skipValue: Bool, firstKeys: [String: YAMLNode])
+  /// A collection whose end event has not come yet. Kept in `stack` and changed in place
+  /// there (`stack[stack.count - 1]`), so adding a node appends to an array with one owner:
+  /// building a map of n keys is O(n), not the O(n²) of copying the pairs for each new one.
+  private struct OpenCollection {
+    enum Kind { case sequence, mapping }
+    let kind: Kind
+    let line: Int
+    let column: Int
+    let anchor: String?
+    var items: [YAMLNode] = []
+    var pairs: [YAMLPair] = []
+    /// A mapping's key waiting for its value.
+    var pendingKey: YAMLNode? = nil
+    /// The pending key is a duplicate or no plain word: its value is dropped.
+    var skipValue = false
+    /// Where each key was first seen, for duplicate-key messages.
+    var firstKeys: [String: Int] = [:]
+
+    init(_ kind: Kind, line: Int, column: Int, anchor: String?) {
+      self.kind = kind
+      self.line = line
+      self.column = column
+      self.anchor = anchor
+    }
   }
 
   init(file: String) { self.file = file }
@@ -142,6 +173,11 @@ private struct TreeBuilder {
     let line = Int(event.start_mark.line) + 1
     let column = Int(event.start_mark.column) + 1
     switch event.type {
+    case YAML_SCALAR_EVENT, YAML_ALIAS_EVENT, YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+      writtenNodes += 1
+    default: break
+    }
+    switch event.type {
     case YAML_DOCUMENT_START_EVENT:
       documentCount += 1
       if documentCount == 2 {
@@ -162,7 +198,7 @@ private struct TreeBuilder {
       if let target = anchors[name] {
         // The same content, but positioned at the alias, so a problem with the value as a
         // whole (a repeated binding, say) points at the place that repeats it.
-        add(YAMLNode(target.content, line: line, column: column))
+        add(YAMLNode(aliasOf: target, line: line, column: column))
       } else {
         error(
           line: line, column: column,
@@ -172,31 +208,33 @@ private struct TreeBuilder {
       }
     case YAML_SEQUENCE_START_EVENT:
       open(
-        .sequence(
-          line: line, column: column, anchor: optionalString(event.data.sequence_start.anchor),
-          items: []), line: line, column: column)
+        OpenCollection(
+          .sequence, line: line, column: column,
+          anchor: optionalString(event.data.sequence_start.anchor)))
     case YAML_MAPPING_START_EVENT:
       open(
-        .mapping(
-          line: line, column: column, anchor: optionalString(event.data.mapping_start.anchor),
-          pairs: [], pendingKey: nil, skipValue: false, firstKeys: [:]), line: line, column: column)
+        OpenCollection(
+          .mapping, line: line, column: column,
+          anchor: optionalString(event.data.mapping_start.anchor)))
     case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
       guard let collection = stack.popLast() else { return }
-      switch collection {
-      case .sequence(let line, let column, let anchor, let items):
-        complete(YAMLNode(.sequence(items), line: line, column: column), anchor: anchor)
-      case .mapping(let line, let column, let anchor, let pairs, _, _, _):
-        complete(YAMLNode(.mapping(pairs), line: line, column: column), anchor: anchor)
-      }
+      let content: YAMLNode.Content =
+        switch collection.kind {
+        case .sequence: .sequence(collection.items)
+        case .mapping: .mapping(collection.pairs)
+        }
+      complete(
+        YAMLNode(content, line: collection.line, column: collection.column),
+        anchor: collection.anchor)
     default:
       break
     }
   }
 
-  private mutating func open(_ collection: OpenCollection, line: Int, column: Int) {
+  private mutating func open(_ collection: OpenCollection) {
     guard stack.count < YAMLDocument.maximumDepth else {
       fail(
-        line: line, column: column,
+        line: collection.line, column: collection.column,
         message: "the file nests deeper than \(YAMLDocument.maximumDepth) levels")
       return
     }
@@ -211,44 +249,43 @@ private struct TreeBuilder {
 
   /// Puts a finished node into the collection being built, or makes it the document root.
   private mutating func add(_ node: YAMLNode) {
-    guard node.expandedSize <= YAMLDocument.maximumExpandedNodes else {
+    // Only what aliases add counts against the limit: a large file written out in full is
+    // bounded by the file size cap instead.
+    guard node.expandedSize <= YAMLDocument.maximumExpandedNodes + writtenNodes else {
       fail(
         line: node.line, column: node.column,
         message: "aliases expand this value to more than \(YAMLDocument.maximumExpandedNodes) nodes"
       )
       return
     }
-    guard let top = stack.popLast() else {
+    guard !stack.isEmpty else {
       if documentCount <= 1 { document.root = node }
       return
     }
-    switch top {
-    case .sequence(let line, let column, let anchor, var items):
-      items.append(node)
-      stack.append(.sequence(line: line, column: column, anchor: anchor, items: items))
-    case .mapping(
-      let line, let column, let anchor, var pairs, let pendingKey, var skipValue, var firstKeys):
-      if let key = pendingKey {
-        if !skipValue { pairs.append(YAMLPair(key: key, value: node)) }
-        skipValue = false
-        stack.append(
-          .mapping(
-            line: line, column: column, anchor: anchor, pairs: pairs, pendingKey: nil,
-            skipValue: false, firstKeys: firstKeys))
+    let top = stack.count - 1
+    switch stack[top].kind {
+    case .sequence:
+      stack[top].items.append(node)
+    case .mapping:
+      if let key = stack[top].pendingKey {
+        if !stack[top].skipValue { stack[top].pairs.append(YAMLPair(key: key, value: node)) }
+        stack[top].pendingKey = nil
+        stack[top].skipValue = false
         return
       }
+      var skipValue = false
       switch node.content {
       case .scalar(let text, _):
-        if let first = firstKeys[text] {
+        if let firstLine = stack[top].firstKeys[text] {
           // libyaml accepts duplicate keys; a config where the later one silently wins
           // hides mistakes, so it is an error and only the first is kept.
           error(
             line: node.line, column: node.column,
-            message: "duplicate key '\(text)'; it is first at line \(first.line)",
+            message: "duplicate key '\(text)'; it is first at line \(firstLine)",
             hint: "remove one of them")
           skipValue = true
         } else {
-          firstKeys[text] = node
+          stack[top].firstKeys[text] = node.line
         }
       case .invalid:
         skipValue = true
@@ -258,10 +295,8 @@ private struct TreeBuilder {
           message: "a key must be a plain word, not \(node.kindDescription)")
         skipValue = true
       }
-      stack.append(
-        .mapping(
-          line: line, column: column, anchor: anchor, pairs: pairs, pendingKey: node,
-          skipValue: skipValue, firstKeys: firstKeys))
+      stack[top].pendingKey = node
+      stack[top].skipValue = skipValue
     }
   }
 
@@ -277,6 +312,25 @@ private struct TreeBuilder {
       offset = min(max(parser.problem_offset, 0), input.count)
       (line, column) = Self.position(ofByte: offset, in: input)
     }
+    let keyEnd: Int? =
+      switch problem {
+      case _ where problem.hasPrefix("mapping values are not allowed"): offset
+      // Reported where the key was cut off (libyaml stops looking for its colon there).
+      case _ where problem.hasPrefix("could not find expected ':'"):
+        parser.context_mark.line == parser.problem_mark.line ? offset : nil
+      default: nil
+      }
+    if let keyEnd, let key = Self.overlongKey(endingAt: keyEnd, in: input) {
+      // libyaml stops treating text as a possible key after 1024 characters and then
+      // trips over the colon; say what the real limit is.
+      document.diagnostics.removeAll()
+      fail(
+        line: line, column: key.column,
+        message:
+          "this key is \(key.length) characters long; YAML keys are limited to \(Self.maximumKeyLength) characters",
+        hint: "a config key is a short word such as 'bindings'; check for a missing newline or quote")
+      return
+    }
     var hint: String? = nil
     if offset >= 0, offset < input.count, input[offset] == UInt8(ascii: "\t") {
       hint = "YAML does not allow tabs for indentation; indent with spaces"
@@ -290,6 +344,29 @@ private struct TreeBuilder {
     }
     document.diagnostics.removeAll()
     fail(line: line, column: column, message: "YAML syntax error: \(problem)", hint: hint)
+  }
+
+  /// libyaml's limit on the length of an implicit key (YAML 1.2 says the same).
+  static let maximumKeyLength = 1024
+
+  /// The text before the colon at `offset` on its line, from after the indentation or a
+  /// list dash, when it is longer than the key limit: its start column and length.
+  private static func overlongKey(endingAt offset: Int, in input: UnsafeBufferPointer<UInt8>)
+    -> (column: Int, length: Int)?
+  {
+    guard offset > 0, offset <= input.count else { return nil }
+    var start = offset
+    while start > 0, input[start - 1] != UInt8(ascii: "\n") { start -= 1 }
+    let lineStart = start
+    while start < offset, input[start] == UInt8(ascii: " ") || input[start] == UInt8(ascii: "-") {
+      start += 1
+    }
+    var end = offset
+    while end > start, input[end - 1] == UInt8(ascii: " ") { end -= 1 }
+    let characters = { (range: Range<Int>) in range.reduce(0) { $0 + (input[$1] & 0xC0 != 0x80 ? 1 : 0) } }
+    let length = characters(start..<end)
+    guard length > maximumKeyLength else { return nil }
+    return (characters(lineStart..<start) + 1, length)
   }
 
   /// 1-based line and column (in characters) of a byte offset.

@@ -16,7 +16,7 @@ public struct CheckCommand: Hashable, Sendable {
       let profiles = loaded.configuration.profiles
       let bindings = profiles.reduce(0) { $0 + $1.bindings.count }
       var summary =
-        "\(configPath): OK, \(counted(profiles.count, "profile")), \(counted(bindings, "binding"))"
+        "\(configPath.escapingControlCharacters()): OK, \(counted(profiles.count, "profile")), \(counted(bindings, "binding"))"
       if loaded.warnings > 0 { summary += ", \(counted(loaded.warnings, "warning"))" }
       output.write(summary + "\n")
       return .success
@@ -38,16 +38,16 @@ enum ConfigStep {
   static func load(path: String, errors: some OutputSink) -> Result<Loaded, ExitCode> {
     let bytes: [UInt8]
     do {
-      bytes = try ConfigLoader.readFile(path: path)
+      bytes = try InputFile.read(path: path, maximumSize: ConfigLoader.maximumFileSize)
     } catch {
-      errors.write("gestured: cannot read config '\(path)': \(error)\n")
+      errors.write("gestured: cannot read config '\(path.escapingControlCharacters())': \(error)\n")
       return .failure(.missingFile)
     }
     let result = ConfigLoader.parse(bytes: bytes, file: path)
     for diagnostic in result.diagnostics { errors.write("\(diagnostic)\n") }
     guard let configuration = result.configuration, result.errors.isEmpty else {
       let count = result.errors.count
-      errors.write("\(path): \(counted(count, "error"))\n")
+      errors.write("\(path.escapingControlCharacters()): \(counted(count, "error"))\n")
       return .failure(.badConfig)
     }
     return .success(

@@ -125,7 +125,9 @@ public struct DevicesCommand: Sendable {
 
   private func line(_ label: String, _ value: String) -> String {
     let padding = max(1, Self.labelWidth - label.count)
-    return "  " + label + String(repeating: " ", count: padding) + value + "\n"
+    // Values come from the device and udev: a name with a newline stays on its line.
+    return "  " + label + String(repeating: " ", count: padding) + value.escapingControlCharacters()
+      + "\n"
   }
 
   func render(_ report: NodeReport, among nodes: [InputNode], configuration: Configuration)
@@ -133,8 +135,8 @@ public struct DevicesCommand: Sendable {
   {
     let node = report.node
     let device = report.device
-    var text = node.devnode
-    if let name = device?.name ?? node.name { text += "  \"\(name)\"" }
+    var text = node.devnode.escapingControlCharacters()
+    if let name = device?.name ?? node.name { text += "  \"\(name.escapingControlCharacters())\"" }
     text += "\n"
 
     if let device {

@@ -57,7 +57,7 @@ public struct JSONLine: Sendable {
     text += ":"
   }
 
-  /// `value` as a JSON string: quotes, backslashes and control characters escaped, every
+  /// `value` as a JSON string: quotes, backslashes and control characters (C0, DEL, C1) escaped, every
   /// other character (including non-ASCII) kept as UTF-8.
   public static func quoted(_ value: String) -> String {
     var out = "\""
@@ -71,7 +71,8 @@ public struct JSONLine: Sendable {
       case "\t": out += "\\t"
       case "\u{08}": out += "\\b"
       case "\u{0C}": out += "\\f"
-      case _ where scalar.value < 0x20:
+      // DEL and C1 too: valid in JSON, but a terminal showing the line would act on them.
+      case _ where scalar.value < 0x20 || (scalar.value >= 0x7F && scalar.value <= 0x9F):
         let hex = String(scalar.value, radix: 16)
         out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
       default: out.unicodeScalars.append(scalar)

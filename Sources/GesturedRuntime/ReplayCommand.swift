@@ -1,6 +1,10 @@
 import GestureCore
 import GesturedConfig
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// `gestured replay --config FILE [--device DESC] [--run-actions] [--verbose] RECORDING...`:
 /// runs evemu recordings through the recognition pipeline on their own clock and prints one
 /// JSON line per firing.
@@ -31,6 +35,9 @@ public struct ReplayCommand: Sendable {
   /// The pipeline. Tests put a fake here to drive the output and action code with firings of
   /// their own choosing. The last argument asks for the trace.
   typealias PipelineFunction = @Sendable (DeviceDescription, [RawEvent], Configuration, Bool) -> Outcome
+
+  /// Who replay runs as; tests pretend to be someone else.
+  var effectiveUserID: @Sendable () -> uid_t = { geteuid() }
 
   var replay: PipelineFunction = {
     let result = Replay.run(device: $0, events: $1, configuration: $2, tracing: $3)
@@ -67,7 +74,7 @@ public struct ReplayCommand: Sendable {
       case .success(let description):
         guard let device = description.device else {
           errors.write(
-            "\(devicePath): error: no device description (N:, I:, P:, B:, A: lines) in the file given"
+            "\(devicePath.escapingControlCharacters()): error: no device description (N:, I:, P:, B:, A: lines) in the file given"
               + " with --device\n")
           return .badRecording
         }
@@ -85,14 +92,20 @@ public struct ReplayCommand: Sendable {
       if let givenDevice, let devicePath {
         if recording.device != nil {
           errors.write(
-            "\(file): has its own device description; using the one from --device \(devicePath)\n")
+            "\(file.escapingControlCharacters()): has its own device description; using the one from --device \(devicePath.escapingControlCharacters())\n"
+          )
         }
         prepared.append((file, givenDevice, recording.events))
       } else if let device = recording.device {
         prepared.append((file, device, recording.events))
+      } else if recording.events.isEmpty {
+        errors.write(
+          "\(file.escapingControlCharacters()): error: the recording is empty (no device description, no events)\n"
+            + "  hint: record one with evemu-record, or check the path\n")
+        return .badRecording
       } else {
         errors.write(
-          "\(file): error: no device description in this recording (only E: lines)\n"
+          "\(file.escapingControlCharacters()): error: no device description in this recording (only E: lines)\n"
             + "  hint: give one with --device DESC (a file written by evemu-describe or evemu-record)\n"
         )
         return .badRecording
@@ -112,25 +125,30 @@ public struct ReplayCommand: Sendable {
     actions: [ProfileActions], output: some OutputSink, errors: some OutputSink
   ) {
     if verbose {
-      errors.write("\(file): device '\(device.name)' \(Self.ids(device)), \(events.count) events\n")
+      errors.write(
+        "\(file.escapingControlCharacters()): device '\(device.name.escapingControlCharacters())' \(Self.ids(device)), \(events.count) events\n"
+      )
     }
     let result = replay(device, events, configuration, verbose)
-    for note in result.notes { errors.write("\(file): \(note)\n") }
-    for line in result.trace { errors.write("\(file): \(line)\n") }
+    let escapedFile = file.escapingControlCharacters()
+    for note in result.notes { errors.write("\(escapedFile): \(note.escapingControlCharacters())\n") }
+    for line in result.trace { errors.write("\(escapedFile): \(line.escapingControlCharacters())\n") }
     guard let profileIndex = result.profile, configuration.profiles.indices.contains(profileIndex)
     else {
-      if verbose { errors.write("\(file): \(counted(result.firings.count, "firing"))\n") }
+      if verbose { errors.write("\(file.escapingControlCharacters()): \(counted(result.firings.count, "firing"))\n") }
       return
     }
     let profile = configuration.profiles[profileIndex]
     let profileActions = actions.indices.contains(profileIndex) ? actions[profileIndex] : ProfileActions()
-    if verbose { errors.write("\(file): \(Self.describe(profile: profile, device: device))\n") }
+    if verbose {
+      errors.write("\(escapedFile): \(Self.describe(profile: profile, device: device).escapingControlCharacters())\n")
+    }
 
     var printed = 0
     for event in result.firings {
       guard let firing = ResolvedFiring(event: event, profile: profile, actions: profileActions) else {
         errors.write(
-          "\(file): internal error: a firing names binding \(event.binding) or region"
+          "\(escapedFile): internal error: a firing names binding \(event.binding) or region"
             + " \(event.region.map(String.init) ?? "none"), which profile '\(profile.name)' does not have; skipped\n"
         )
         continue
@@ -140,9 +158,11 @@ public struct ReplayCommand: Sendable {
       printed += 1
       output.write(
         FiringReport.jsonLine(file: file, deviceName: device.name, firing: firing) + "\n")
-      if runActions { runAction(of: firing, file: file, device: device, errors: errors) }
+      if runActions {
+        runAction(of: firing, file: file, device: device, errors: errors)
+      }
     }
-    if verbose { errors.write("\(file): \(counted(printed, "firing"))\n") }
+    if verbose { errors.write("\(escapedFile): \(counted(printed, "firing"))\n") }
   }
 
   /// Runs the binding's command and waits, so that firings and their actions stay in order.
@@ -153,9 +173,17 @@ public struct ReplayCommand: Sendable {
     guard let command = firing.command, !command.isEmpty else { return }
     let environment = ActionEnvironment(
       firing: firing, deviceName: device.name, devnode: file, path: ActionEnvironment.currentPath())
-    let label = "\(file): action of '\(firing.bindingName)' at \(firing.event.time)"
+    let label =
+      "\(file.escapingControlCharacters()): action of '\(firing.bindingName.escapingControlCharacters())' at \(firing.event.time)"
     do {
-      let process = try spawnShell(command, environment: environment, output: .standardError)
+      // As the daemon does: as root, a `user:` command runs as that user, never as root.
+      // Without root there is no one else to become; the command runs as the caller.
+      var identity: UserIdentity? = nil
+      if let user = firing.user, effectiveUserID() == 0 {
+        identity = try UserIdentity(lookingUp: user)
+      }
+      let process = try spawnShell(
+        command, environment: environment, output: .standardError, user: identity)
       let status = try process.waitForExit()
       if !status.succeeded { errors.write("\(label): \(status)\n") }
     } catch {
@@ -170,15 +198,17 @@ public struct ReplayCommand: Sendable {
   private static func load(_ path: String, errors: some OutputSink) -> Result<Recording, ExitCode> {
     let bytes: [UInt8]
     do {
-      bytes = try ConfigLoader.readFile(path: path, maximumSize: maximumRecordingSize)
+      bytes = try InputFile.read(path: path, maximumSize: maximumRecordingSize)
     } catch {
-      errors.write("gestured: cannot read '\(path)': \(error)\n")
+      errors.write("gestured: cannot read '\(path.escapingControlCharacters())': \(error)\n")
       return .failure(.missingFile)
     }
     do {
       return .success(try EvemuParser.parse(bytes, file: path))
     } catch {
-      errors.write("\(error.file):\(error.line): error: \(error.message)\n")
+      errors.write(
+        "\(error.file.escapingControlCharacters()):\(error.line): error: \(error.message.escapingControlCharacters())\n"
+      )
       return .failure(.badRecording)
     }
   }

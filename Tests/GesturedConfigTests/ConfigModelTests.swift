@@ -224,7 +224,7 @@ struct ConfigModelTests {
   @Test("the bundled config/gestured.yaml loads with no errors and uses every feature")
   func bundledConfig() throws {
     let path = Self.repositoryRoot + "/config/gestured.yaml"
-    let result = ConfigLoader.load(path: path)
+    let result = ConfigLoader.parse(bytes: try readTestFile(path), file: path)
     #expect(result.errors.isEmpty, "\(result.errors.map(\.description))")
     #expect(result.warnings.isEmpty, "\(result.warnings.map(\.description))")
     let configuration = try #require(result.configuration)
@@ -241,36 +241,6 @@ struct ConfigModelTests {
     #expect(gestures == Set(GestureKind.allCases))
     #expect(lobby.bindings.contains { $0.edge != nil && $0.region == nil })
     #expect(lobby.bindings.contains { $0.region == 0 && $0.taps == 5 })
-  }
-
-  @Test("load reports a missing file as one error at FILE:1:1; readFile keeps the errno")
-  func missingFile() throws {
-    let path = "/nonexistent/gestured-test.yaml"
-    let result = ConfigLoader.load(path: path)
-    #expect(result.configuration == nil)
-    #expect(result.diagnostics.count == 1)
-    let error = try #require(result.diagnostics.first)
-    #expect(error.location == SourceLocation(file: path, line: 1, column: 1))
-    #expect(error.description.hasPrefix("\(path):1:1: error: cannot read the config"))
-    #expect(throws: FileReadError(path: path, errno: ENOENT)) {
-      try ConfigLoader.readFile(path: path)
-    }
-  }
-
-  @Test("load reads a real file and reports positions under its path")
-  func loadFromDisk() throws {
-    let path = "/tmp/gestured-config-test-\(getpid()).yaml"
-    let text = "bindings:\n  - { gesture: tap, taps: 0, run: a }\n"
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    try #require(descriptor >= 0)
-    defer { unlink(path) }
-    let written = text.utf8CString.withUnsafeBufferPointer {
-      write(descriptor, $0.baseAddress, $0.count - 1)
-    }
-    close(descriptor)
-    #expect(written == text.utf8.count)
-    let result = ConfigLoader.load(path: path)
-    #expect(result.diagnostics.map(\.location) == [SourceLocation(file: path, line: 2, column: 27)])
   }
 
   /// Tests/GesturedConfigTests/ConfigModelTests.swift → the package root.

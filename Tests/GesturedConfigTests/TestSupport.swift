@@ -3,6 +3,26 @@ import Testing
 
 @testable import GesturedConfig
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A file in the repository, for tests that check the shipped files (the loader itself
+/// takes bytes: the runtime does the reading).
+func readTestFile(_ path: String) throws -> [UInt8] {
+  guard let file = fopen(path, "rb") else { throw TestFileError(path: path) }
+  defer { fclose(file) }
+  var bytes: [UInt8] = []
+  var chunk = [UInt8](repeating: 0, count: 65536)
+  while true {
+    let count = fread(&chunk, 1, chunk.count, file)
+    if count == 0 { return bytes }
+    bytes += chunk[0..<count]
+  }
+}
+
+struct TestFileError: Error { var path: String }
+
 /// Parses a config as if it came from a file called `test.yaml`.
 func check(_ yaml: String) -> ConfigLoadResult {
   ConfigLoader.parse(yaml, file: "test.yaml")

@@ -26,8 +26,9 @@ struct JSONLineTests {
 
   @Test func nonASCIIIsKeptAsUTF8() {
     #expect(JSONLine.quoted("Écran tactile ✋ 触摸") == "\"Écran tactile ✋ 触摸\"")
-    // DEL and U+2028 are legal in JSON strings as they are.
-    #expect(JSONLine.quoted("\u{7F}\u{2028}") == "\"\u{7F}\u{2028}\"")
+    // U+2028 is legal in JSON strings as it is; DEL and C1 are escaped for terminals.
+    #expect(JSONLine.quoted("\u{2028}") == "\"\u{2028}\"")
+    #expect(JSONLine.quoted("\u{7F}\u{85}") == #""\u007f\u0085""#)
   }
 
   @Test func anAbsentStringIsNull() {

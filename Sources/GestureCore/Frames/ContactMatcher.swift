@@ -5,7 +5,15 @@
 /// Better than pairing the closest pair first: two fingers moving together by more than half
 /// their spacing per frame (a fast two-finger swipe) stay themselves, where greedy pairing
 /// would swap them. All storage is allocated at init.
+///
+/// The cost per frame is bounded: the optimal method runs only while both sides have at
+/// most `optimalLimit` contacts (at most 10·10·10 steps); beyond that (a palm, a flood from
+/// a fake device; gestures follow at most 5 fingers) each contact takes the nearest one not
+/// yet taken, at most 64·64 distance computations for the 64 contacts a frame may hold.
 struct ContactMatcher: Sendable {
+  /// Most contacts on either side for the optimal pairing.
+  static let optimalLimit = 10
+
   let capacity: Int
   private(set) var rowCount = 0
   private(set) var columnCount = 0
@@ -66,6 +74,7 @@ struct ContactMatcher: Sendable {
   mutating func solve() {
     for row in 0..<rowCount { columnOfRow[row] = -1 }
     guard rowCount > 0, columnCount > 0 else { return }
+    guard max(rowCount, columnCount) <= Self.optimalLimit else { return solveGreedily() }
     // The method wants no more "left" items than "right" ones: swap roles when needed.
     let transposed = rowCount > columnCount
     let left = transposed ? columnCount : rowCount
@@ -125,6 +134,27 @@ struct ContactMatcher: Sendable {
     }
 
     publish(right: right, transposed: transposed)
+  }
+
+  /// Each row in turn takes the nearest column still free: O(rows·columns).
+  private mutating func solveGreedily() {
+    for index in 0..<columnCount { columnVisited[index] = false }
+    for row in 0..<rowCount {
+      var best = -1
+      var bestDistance = Double.infinity
+      for column in 0..<columnCount where !columnVisited[column] {
+        let dx = rowX[row] - columnX[column]
+        let dy = rowY[row] - columnY[column]
+        let distance = dx * dx + dy * dy
+        if best < 0 || distance < bestDistance {
+          best = column
+          bestDistance = distance
+        }
+      }
+      guard best >= 0 else { return }
+      columnVisited[best] = true
+      columnOfRow[row] = best
+    }
   }
 
   private mutating func publish(right: Int, transposed: Bool) {

@@ -184,8 +184,16 @@ public struct Profile: Hashable, Sendable {
 /// A whole validated configuration.
 public struct Configuration: Hashable, Sendable {
   public var profiles: [Profile]
+  /// The most input devices the daemon keeps open (`max-devices`), so that a flood of fake
+  /// devices cannot use up its file descriptors.
+  public var maximumDevices: Int
 
-  public init(profiles: [Profile] = [Profile()]) { self.profiles = profiles }
+  public static let defaultMaximumDevices = 64
+
+  public init(profiles: [Profile] = [Profile()], maximumDevices: Int = defaultMaximumDevices) {
+    self.profiles = profiles
+    self.maximumDevices = maximumDevices
+  }
 
   /// The first profile that takes the device: profiles with a match in order, the default
   /// (no match) for whatever no earlier entry matched.

@@ -96,6 +96,8 @@ public final class Daemon: @unchecked Sendable {
   private var devices: [String: OpenDevice] = [:]
   /// Touchscreens no profile takes, logged once each.
   private var leftAlone: Set<String> = []
+  /// `max-devices`: nodes beyond it are not opened.
+  private var limit = DeviceLimit(maximum: Configuration.defaultMaximumDevices)
   /// The one deadline timer: a timerfd in the multiplexer, armed at the earliest deadline
   /// any engine asks for, disarmed when none does. Made in `start()`.
   private var timer: DeadlineTimer?
@@ -136,6 +138,7 @@ public final class Daemon: @unchecked Sendable {
     self.logger = logger
     self.output = output
     self.notifier = notifier
+    limit.maximum = configuration.maximumDevices
   }
 
   /// Reads and validates the config; logs every diagnostic. As root, a config others could
@@ -149,14 +152,14 @@ public final class Daemon: @unchecked Sendable {
     }
     let bytes: [UInt8]
     do {
-      bytes = try ConfigLoader.readFile(path: path)
+      bytes = try InputFile.read(path: path, maximumSize: ConfigLoader.maximumFileSize)
     } catch {
       logger.error("cannot read config '\(path)': \(error)")
       return .failure(.missingFile)
     }
     let result = ConfigLoader.parse(bytes: bytes, file: path)
     for diagnostic in result.diagnostics {
-      logger.log(diagnostic.severity == .error ? .error : .warning, diagnostic.description)
+      logger.log(diagnostic.severity == .error ? .error : .warning, LogMessage(escaped: diagnostic.description))
     }
     guard let configuration = result.configuration else { return .failure(.badConfig) }
     return .success((configuration, result.actions))
@@ -248,6 +251,7 @@ public final class Daemon: @unchecked Sendable {
       // Profiles are matched again on every device: close and take them afresh.
       for syspath in Array(devices.keys) { close(syspath) }
       leftAlone.removeAll()
+      limit.reset(maximum: new.configuration.maximumDevices)
       enumerate()
       logger.notice("config reloaded: \(statusText)")
     }
@@ -271,6 +275,7 @@ public final class Daemon: @unchecked Sendable {
     case .removed(let syspath, _):
       close(syspath)
       leftAlone.remove(syspath)
+      limit.forget(syspath)
     }
     notifier?.status(statusText)
     rearm()
@@ -281,6 +286,10 @@ public final class Daemon: @unchecked Sendable {
     guard node.isInitialized, node.sysname.hasPrefix("event"), devices[node.syspath] == nil else { return }
     // Only touchscreens, or nodes an explicit match may select, are worth opening.
     guard node.isTouchscreen || configuration.profiles.contains(where: { $0.match != nil }) else { return }
+    if case .refuse(let log) = limit.admit(node.syspath, openCount: devices.count) {
+      if log { logger.warning(DeviceLimit.message(devnode: node.devnode, maximum: limit.maximum)) }
+      return
+    }
     let evdev: EvdevDevice
     do {
       evdev = try EvdevDevice(devnode: node.devnode, logger: logger)
@@ -323,9 +332,14 @@ public final class Daemon: @unchecked Sendable {
     devices[node.syspath] = device
     let geometry = engine.geometry
     logger.info(
-      "\(node.devnode) '\(evdev.description.name)': profile '\(profile.name)', protocol \(evdev.description.touchProtocol.map { "\($0)" } ?? "?"), \(Int(geometry.width.rounded()))×\(Int(geometry.height.rounded())) mm\(geometry.sizeSource == .guessed ? " (guessed: set size: in the profile)" : "")"
+      "\(node.devnode) '\(evdev.description.name)': profile '\(profile.name)', protocol \(evdev.description.touchProtocol.map { "\($0)" } ?? "?"), \(Self.wholeMillimetres(geometry.width))×\(Self.wholeMillimetres(geometry.height)) mm\(geometry.sizeSource == .guessed ? " (guessed: set size: in the profile)" : "")"
     )
     if mode == .monitor { report(event: "added", device: device) }
+  }
+
+  /// A panel side for the log; a device's axis ranges can make it too large for an Int.
+  static func wholeMillimetres(_ value: Double) -> String {
+    Int64(exactly: value.rounded()).map(String.init) ?? "?"
   }
 
   /// Closes a device: its in-flight gestures are cancelled, nothing new fires from them;

@@ -26,18 +26,57 @@ public final class Logger {
     self.verbose = verbose
   }
 
-  public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
+  public func log(_ level: LogLevel, _ message: @autoclosure () -> LogMessage) {
     if level == .debug && !verbose { return }
-    let text = message()
-    // One record per line: a message with newlines would otherwise lose its priority.
+    let text = message().text
+    // One record per line: a message with newlines would otherwise lose its priority. Only
+    // the literal text of a message can hold a newline; interpolated values are escaped.
     for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
       sink.write(journalPrefixes ? "<\(level.rawValue)>\(line)\n" : "\(line)\n")
     }
   }
 
-  public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
-  public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
-  public func notice(_ message: @autoclosure () -> String) { log(.notice, message()) }
-  public func info(_ message: @autoclosure () -> String) { log(.info, message()) }
-  public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
+  public func error(_ message: @autoclosure () -> LogMessage) { log(.error, message()) }
+  public func warning(_ message: @autoclosure () -> LogMessage) { log(.warning, message()) }
+  public func notice(_ message: @autoclosure () -> LogMessage) { log(.notice, message()) }
+  public func info(_ message: @autoclosure () -> LogMessage) { log(.info, message()) }
+  public func debug(_ message: @autoclosure () -> LogMessage) { log(.debug, message()) }
+}
+
+/// A log message: the literal text as written in the source, and every interpolated value
+/// with its control characters escaped. Device names, udev properties, paths, command output
+/// and config strings all reach the log through interpolation, so none of them can start a
+/// new log line (forging a record with its own `<N>` priority) or carry terminal escapes.
+public struct LogMessage: ExpressibleByStringInterpolation, Sendable {
+  public var text: String
+
+  public init(stringLiteral value: String) { text = value }
+
+  public init(stringInterpolation: Interpolation) { text = stringInterpolation.text }
+
+  /// Text whose parts were escaped already (a diagnostic, whose hint is on its own line).
+  public init(escaped text: String) { self.text = text }
+
+  public static func + (left: LogMessage, right: LogMessage) -> LogMessage {
+    LogMessage(escaped: left.text + right.text)
+  }
+
+  /// A String appended is a value like any interpolated one: escaped.
+  public static func + (left: LogMessage, right: String) -> LogMessage {
+    LogMessage(escaped: left.text + right.escapingControlCharacters())
+  }
+
+  public struct Interpolation: StringInterpolationProtocol, Sendable {
+    var text = ""
+
+    public init(literalCapacity: Int, interpolationCount: Int) {
+      text.reserveCapacity(literalCapacity + 16 * interpolationCount)
+    }
+
+    public mutating func appendLiteral(_ literal: String) { text += literal }
+
+    public mutating func appendInterpolation<Value>(_ value: Value) {
+      text += String(describing: value).escapingControlCharacters()
+    }
+  }
 }

@@ -1,0 +1,31 @@
+extension StringProtocol {
+  /// The text with every control character but the tab written as an escape (`\n`, `\r`,
+  /// `\u{1b}`), for text from a device, a file or a config echoed into a log line or a
+  /// terminal: a device named "x\n<3>forged" then stays on its own line and cannot fake a
+  /// second record or send escape sequences. C0, DEL and C1 (which includes the 8-bit CSI
+  /// that terminals honour) are escaped; a tab, which can do neither, and everything else,
+  /// including non-ASCII text, is kept.
+  public func escapingControlCharacters() -> String {
+    guard unicodeScalars.contains(where: { $0.isControlCharacter && $0 != "\t" }) else {
+      return String(self)
+    }
+    var out = ""
+    out.reserveCapacity(utf8.count + 8)
+    for scalar in unicodeScalars {
+      switch scalar {
+      case "\n": out += "\\n"
+      case "\t": out += "\t"
+      case "\r": out += "\\r"
+      case _ where scalar.isControlCharacter:
+        out += "\\u{\(String(scalar.value, radix: 16))}"
+      default: out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
+  }
+}
+
+extension Unicode.Scalar {
+  /// C0 controls, DEL and the C1 controls (U+0080–U+009F).
+  var isControlCharacter: Bool { value < 0x20 || (value >= 0x7F && value <= 0x9F) }
+}

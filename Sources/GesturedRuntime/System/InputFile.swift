@@ -1,0 +1,92 @@
+import GestureCore
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// A file (config, recording, description) that could not be read; every such file is
+/// exit 66 (EX_NOINPUT).
+public struct FileReadError: Error, Equatable, Sendable, CustomStringConvertible {
+  public enum Reason: Equatable, Sendable {
+    /// open, fstat or read failed with this errno.
+    case system(errno: Int32)
+    /// A FIFO, a device, a socket or a directory: reading it could block or never end.
+    case notRegularFile(kind: String)
+    /// More bytes than the caller's limit.
+    case tooLarge(limit: Int)
+  }
+
+  public var path: String
+  public var reason: Reason
+
+  public init(path: String, reason: Reason) {
+    self.path = path
+    self.reason = reason
+  }
+
+  public var description: String {
+    switch reason {
+    case .system(let errno): String(cString: strerror(errno))
+    case .notRegularFile(let kind): "not a regular file (it is \(kind))"
+    case .tooLarge(let limit): "larger than \(limit) bytes"
+    }
+  }
+}
+
+/// The runtime's one reader of whole files: configs, recordings and device descriptions.
+public enum InputFile {
+  /// The whole file's bytes. Opened with O_NONBLOCK and checked with fstat before any read,
+  /// so a FIFO (or a tty, or a device node) given as a file is refused at once instead of
+  /// blocking the daemon in open(2) or read(2); `maximumSize` stops a wrong path (a disk
+  /// image) from eating memory.
+  public static func read(path: String, maximumSize: Int) throws(FileReadError) -> [UInt8] {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+    guard descriptor >= 0 else { throw FileReadError(path: path, reason: .system(errno: errno)) }
+    defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0 else {
+      throw FileReadError(path: path, reason: .system(errno: errno))
+    }
+    let type = status.st_mode & S_IFMT
+    guard type == S_IFREG else {
+      throw FileReadError(path: path, reason: .notRegularFile(kind: kindName(type)))
+    }
+    guard status.st_size <= maximumSize else {
+      throw FileReadError(path: path, reason: .tooLarge(limit: maximumSize))
+    }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(Int(status.st_size))
+    var chunk = [UInt8](repeating: 0, count: 256 * 1024)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { readBytes(descriptor, $0.baseAddress, $0.count) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw FileReadError(path: path, reason: .system(errno: errno))
+      }
+      if count == 0 { return bytes }
+      bytes.append(contentsOf: chunk[0..<count])
+      // The file may grow while it is read (a recording still being written).
+      if bytes.count > maximumSize {
+        throw FileReadError(path: path, reason: .tooLarge(limit: maximumSize))
+      }
+    }
+  }
+
+  private static func kindName(_ type: mode_t) -> String {
+    switch type {
+    case S_IFIFO: "a FIFO"
+    case S_IFCHR: "a character device"
+    case S_IFBLK: "a block device"
+    case S_IFSOCK: "a socket"
+    case S_IFDIR: "a directory"
+    default: "not a file"
+    }
+  }
+}
+
+/// read(2), under a name the static `read(path:maximumSize:)` does not shadow.
+private func readBytes(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+  read(descriptor, buffer, count)
+}

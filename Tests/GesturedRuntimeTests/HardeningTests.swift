@@ -1,0 +1,172 @@
+import GestureCore
+import GesturedConfig
+import Glibc
+import Testing
+
+@testable import GesturedRuntime
+
+/// Inputs that could hang, crash or forge output: files that are no files, device names
+/// with control characters, the open-device cap, replay's `user:`.
+@Suite("hardening")
+struct HardeningTests {
+  let directory = TemporaryDirectory()
+
+  func fifo(_ name: String) throws -> String {
+    let path = directory.file(name)
+    try #require(mkfifo(path, 0o600) == 0)
+    return path
+  }
+
+  // MARK: Files that are not regular files
+
+  @Test func aFIFOIsRefusedWithoutBlocking() throws {
+    // No writer: a plain open(2) would wait here forever.
+    let path = try fifo("config.yaml")
+    #expect(throws: FileReadError(path: path, reason: .notRegularFile(kind: "a FIFO"))) {
+      try InputFile.read(path: path, maximumSize: 1024)
+    }
+  }
+
+  @Test func aDirectoryAndADeviceAreRefused() {
+    #expect(throws: FileReadError(path: directory.path, reason: .notRegularFile(kind: "a directory"))) {
+      try InputFile.read(path: directory.path, maximumSize: 1024)
+    }
+    #expect(throws: FileReadError(path: "/dev/zero", reason: .notRegularFile(kind: "a character device"))) {
+      try InputFile.read(path: "/dev/zero", maximumSize: 1024)
+    }
+  }
+
+  @Test func missingAndTooLargeFilesKeepTheirReason() {
+    let missing = directory.file("missing.yaml")
+    #expect(throws: FileReadError(path: missing, reason: .system(errno: ENOENT))) {
+      try InputFile.read(path: missing, maximumSize: 1024)
+    }
+    let large = directory.write("large.yaml", String(repeating: "#", count: 2000))
+    #expect(throws: FileReadError(path: large, reason: .tooLarge(limit: 1000))) {
+      try InputFile.read(path: large, maximumSize: 1000)
+    }
+    #expect((try? InputFile.read(path: large, maximumSize: 2000))?.count == 2000)
+  }
+
+  @Test func checkOnAFIFOExits66SayingWhatItIs() throws {
+    let path = try fifo("config.yaml")
+    let output = CapturedOutput()
+    let errors = CapturedOutput()
+    #expect(CheckCommand(configPath: path).run(output: output, errors: errors) == .missingFile)
+    #expect(errors.lines == ["gestured: cannot read config '\(path)': not a regular file (it is a FIFO)"])
+  }
+
+  @Test func replayOfAFIFORecordingExits66() throws {
+    let config = directory.write("gestured.yaml", configText(bindings: [#"{ gesture: tap, run: "true" }"#]))
+    let path = try fifo("touch.evemu")
+    let errors = CapturedOutput()
+    let code = ReplayCommand(configPath: config, recordings: [path]).run(output: CapturedOutput(), errors: errors)
+    #expect(code == .missingFile)
+    #expect(errors.lines == ["gestured: cannot read '\(path)': not a regular file (it is a FIFO)"])
+  }
+
+  @Test func anEmptyRecordingSaysItIsEmpty() {
+    let config = directory.write("gestured.yaml", configText(bindings: [#"{ gesture: tap, run: "true" }"#]))
+    let recording = directory.write("empty.evemu", "")
+    let errors = CapturedOutput()
+    let code = ReplayCommand(configPath: config, recordings: [recording]).run(output: CapturedOutput(), errors: errors)
+    #expect(code == .badRecording)
+    #expect(errors.lines.first == "\(recording): error: the recording is empty (no device description, no events)")
+  }
+
+  // MARK: Log forging
+
+  @Test func aDeviceNameWithANewlineStaysOnOneLogLine() {
+    let sink = CapturedOutput()
+    let logger = Logger(sink: sink, journalPrefixes: true)
+    let name = "Panel\n<0>gestured: forged\u{1b}[2J"
+    logger.info("/dev/input/event3 '\(name)': profile 'default'")
+    #expect(sink.lines == [#"<6>/dev/input/event3 'Panel\n<0>gestured: forged\u{1b}[2J': profile 'default'"#])
+  }
+
+  @Test func literalNewlinesStillSplitIntoRecordsAndAppendedStringsAreEscaped() {
+    let sink = CapturedOutput()
+    let logger = Logger(sink: sink, journalPrefixes: true)
+    let tail = "\nforged"
+    logger.warning("first\nsecond" + tail)
+    #expect(sink.lines == ["<4>first", #"<4>second\nforged"#])
+  }
+
+  @Test func configDiagnosticsInTheLogEscapeWhatTheyQuote() {
+    let sink = CapturedOutput()
+    let logger = Logger(sink: sink)
+    let path = directory.write("bad\nname.yaml", "bindings:\n  - { gesture: \"tap\\nforged\", run: a }\n")
+    #expect(throws: ExitCode.badConfig) { try Daemon.loadConfiguration(path: path, logger: logger).get() }
+    let lines = sink.lines
+    #expect(lines.count == 2, "\(lines)")
+    #expect(
+      lines.first?.hasPrefix(#"\#(directory.path)/bad\nname.yaml:2:16: error: 'tap\nforged' is not a gesture"#) == true,
+      "\(lines)")
+    #expect(lines.last?.hasPrefix("  hint: ") == true)
+  }
+
+  @Test func deviceReportsInJSONEscapeDELAndC1() {
+    #expect(JSONLine.quoted("a\u{7f}b\u{9b}c") == #""a\u007fb\u009bc""#)
+  }
+
+  @Test func aPanelTooLargeForAnIntIsLoggedWithoutTrapping() {
+    #expect(Daemon.wholeMillimetres(344.4) == "344")
+    #expect(Daemon.wholeMillimetres(9.3e18) == "?")
+    #expect(Daemon.wholeMillimetres(.infinity) == "?")
+    #expect(Daemon.wholeMillimetres(.nan) == "?")
+  }
+
+  // MARK: max-devices
+
+  @Test func devicesBeyondTheCapAreRefusedAndLoggedOnceEach() {
+    var limit = DeviceLimit(maximum: 2)
+    #expect(limit.admit("/sys/a", openCount: 0) == .open)
+    #expect(limit.admit("/sys/b", openCount: 1) == .open)
+    #expect(limit.admit("/sys/c", openCount: 2) == .refuse(log: true))
+    #expect(limit.admit("/sys/c", openCount: 2) == .refuse(log: false))
+    #expect(limit.admit("/sys/d", openCount: 2) == .refuse(log: true))
+    // Unplugged and plugged again: said again.
+    limit.forget("/sys/c")
+    #expect(limit.admit("/sys/c", openCount: 2) == .refuse(log: true))
+    // Room again (a device went away): opened, and a later refusal is logged anew.
+    #expect(limit.admit("/sys/d", openCount: 1) == .open)
+    #expect(limit.admit("/sys/d", openCount: 2) == .refuse(log: true))
+    limit.reset(maximum: 3)
+    #expect(limit.admit("/sys/c", openCount: 2) == .open)
+    #expect(limit.admit("/sys/e", openCount: 3) == .refuse(log: true))
+  }
+
+  @Test func theDaemonTakesMaxDevicesFromTheConfig() throws {
+    let path = directory.write(
+      "gestured.yaml", "max-devices: 3\n" + configText(bindings: [#"{ gesture: tap, run: "true" }"#]))
+    let configuration = try Daemon.loadConfiguration(path: path, logger: Logger(sink: CapturedOutput())).get()
+    #expect(configuration.configuration.maximumDevices == 3)
+    let plain = directory.write("plain.yaml", configText(bindings: [#"{ gesture: tap, run: "true" }"#]))
+    #expect(
+      try Daemon.loadConfiguration(path: plain, logger: Logger(sink: CapturedOutput())).get().configuration
+        .maximumDevices == 64)
+  }
+
+  // MARK: replay --run-actions and user:
+
+  @Test(.enabled(if: geteuid() == 0, "switching users needs root"))
+  func replayAsRootRunsUserCommandsAsTheirUser() throws {
+    chmod(directory.path, 0o777)
+    let config = directory.write(
+      "user.yaml",
+      configText(bindings: [#"{ gesture: tap, fingers: 2, run: "id -u > '\#(directory.path)/uid'", user: nobody }"#]))
+    let recording = directory.write("rec.evemu", Evemu.description() + Evemu.tap())
+    var command = ReplayCommand(configPath: config, runActions: true, recordings: [recording])
+    command.replay = { _, events, _, _ in
+      let tap = GestureEvent(
+        time: events.last?.time ?? Timestamp(microseconds: 0), binding: 0, gesture: .tap,
+        fingers: 2, taps: 1, position: Point(x: 0.5, y: 0.5), region: nil)
+      return ReplayCommand.Outcome(profile: 0, firings: [tap], notes: [])
+    }
+    let errors = CapturedOutput()
+    #expect(command.run(output: CapturedOutput(), errors: errors) == .success)
+    #expect(errors.text == "")
+    let nobody = try UserIdentity(lookingUp: "nobody")
+    #expect(directory.read("uid") == "\(nobody.uid)\n")
+  }
+}
