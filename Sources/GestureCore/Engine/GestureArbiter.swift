@@ -41,15 +41,22 @@ struct GestureArbiter {
   private var tap = TapRecognizer()
   private var longPress = LongPressRecognizer()
   private var swipe = SwipeRecognizer()
-  private var pan = ContinuousRecognizer<PanMeasure>()
-  private var pinch = ContinuousRecognizer<PinchMeasure>()
-  private var rotate = ContinuousRecognizer<RotateMeasure>()
+  private var continuous = ContinuousRecognizers()
   private var multiTap = MultiTapRecognizer()
-  private var now = Timestamp(microseconds: 0)
+  private var now = Timestamp(microseconds: 0) {
+    didSet { tracer.now = now }
+  }
+  private var tracer = Tracer()
 
   /// Recognizer transitions, as text, when `tracing` is on (the daemon's --verbose).
-  var tracing = false
-  var traceLines: [String] = []
+  var tracing: Bool {
+    get { tracer.isOn }
+    set { tracer.isOn = newValue }
+  }
+  var traceLines: [String] {
+    get { tracer.lines }
+    set { tracer.lines = newValue }
+  }
   /// Inputs that cannot happen if the frame assembler and this arbiter are right (a contact
   /// moving that never landed, an event the sequence state has no transition for). Counted
   /// always, traced when tracing: never silently ignored.
@@ -211,9 +218,7 @@ struct GestureArbiter {
     }
     if sequence.firstLift == nil { sequence.firstLift = now }
     trace("long-press", longPress.fail(.lifted))
-    trace("pan", pan.fail(.lifted))
-    trace("pinch", pinch.fail(.lifted))
-    trace("rotate", rotate.fail(.lifted))
+    continuous.fail(.lifted, trace: &tracer)
     // The last finger's lift is the sequence's end, handled there.
     if sequence.fingersDown > 0, case .claimed = state {
       transition(.fingerLifted)
@@ -261,9 +266,7 @@ struct GestureArbiter {
     tap.reset()
     longPress.reset()
     swipe.reset()
-    pan.reset()
-    pinch.reset()
-    rotate.reset()
+    continuous.reset()
     if tracing {
       let region = sequence.region.map { profile.regions[$0].name } ?? "none"
       note(
@@ -288,9 +291,7 @@ struct GestureArbiter {
   /// take their reference afresh and the step levels restart from 0.
   private mutating func fingersLanded() {
     bound = index.sequence(region: sequence.region, fingers: sequence.fingerCount)
-    trace("pan", pan.fingersLanded(sequence.fingers, geometry: geometry))
-    trace("pinch", pinch.fingersLanded(sequence.fingers, geometry: geometry))
-    trace("rotate", rotate.fingersLanded(sequence.fingers, geometry: geometry))
+    continuous.fingersLanded(sequence.fingers, geometry: geometry, trace: &tracer)
     levels.removeAll(keepingCapacity: true)
     for kind in GestureKind.continuous {
       for c in bound.continuous where c.kind == kind {
@@ -323,9 +324,7 @@ struct GestureArbiter {
     guard state == .landing else { return }
     transition(.landingElapsed)
     let count = sequence.fingerCount
-    trace("pan", pan.countFixed(count))
-    trace("pinch", pinch.countFixed(count))
-    trace("rotate", rotate.countFixed(count))
+    continuous.countFixed(count, trace: &tracer)
     let near = isNearChain(sequence.downCentroid)
     finish(multiTap.fingersFixed(count: count, isNear: near), into: &output)
     if stepping { evaluateContinuous(into: &output) }
@@ -335,9 +334,7 @@ struct GestureArbiter {
     if let t = tap.fail(why) { tapChanged(t, into: &output) }
     trace("long-press", longPress.fail(why))
     trace("swipe", swipe.fail(why))
-    trace("pan", pan.fail(why))
-    trace("pinch", pinch.fail(why))
-    trace("rotate", rotate.fail(why))
+    continuous.fail(why, trace: &tracer)
   }
 
   private mutating func endSequence(into output: inout [GestureEvent]) {
@@ -415,9 +412,7 @@ struct GestureArbiter {
   /// After a frame: the continuous gestures follow the fingers, step levels follow them,
   /// and recognized gestures fire their steps, pan first, then pinch, then rotate.
   private mutating func followContinuous(into output: inout [GestureEvent]) {
-    pan.update(sequence.fingers, geometry: geometry)
-    pinch.update(sequence.fingers, geometry: geometry)
-    rotate.update(sequence.fingers, geometry: geometry)
+    continuous.update(sequence.fingers, geometry: geometry)
     evaluateContinuous(into: &output)
   }
 
@@ -426,19 +421,16 @@ struct GestureArbiter {
   private mutating func evaluateContinuous(into output: inout [GestureEvent]) {
     let stepping = state == .open || !state.claimed.isEmpty
     for kind in GestureKind.continuous {
-      let recognized = isRecognized(kind)
+      let recognized = continuous.isRecognized(kind)
       for i in levels.indices where levels[i].kind == kind {
-        guard let measure = levelMeasure(kind, along: levels[i].direction) else { continue }
+        guard let measure = continuous.levelMeasure(kind, along: levels[i].direction) else { continue }
         let moved = levels[i].follow(measure)
         if recognized && stepping { fireSteps(level: i, count: levels[i].steps(for: moved), into: &output) }
       }
-      guard stepping, !recognized, isTracking(kind), let direction = crossed(kind) else { continue }
-      switch kind {
-      case .pan: trace("pan", pan.recognize(direction))
-      case .pinch: trace("pinch", pinch.recognize(direction))
-      case .rotate: trace("rotate", rotate.recognize(direction))
-      default: continue
-      }
+      guard stepping, !recognized, continuous.isTracking(kind),
+        let direction = continuous.crossed(kind, bound.continuous, thresholds: thresholds, slop: slop)
+      else { continue }
+      continuous.recognize(kind, direction, trace: &tracer)
       win(kind, into: &output)
       if let oneShot = bound.continuous.first(where: { $0.kind == kind && $0.direction == direction && $0.width == nil }
       ) {
@@ -447,51 +439,6 @@ struct GestureArbiter {
       for i in levels.indices where levels[i].kind == kind {
         fireSteps(level: i, count: levels[i].due, into: &output)
       }
-    }
-  }
-
-  private func isRecognized(_ kind: GestureKind) -> Bool {
-    switch kind {
-    case .pan: pan.isRecognized
-    case .pinch: pinch.isRecognized
-    case .rotate: rotate.isRecognized
-    default: false
-    }
-  }
-
-  private func isTracking(_ kind: GestureKind) -> Bool {
-    switch kind {
-    case .pan: pan.state == .tracking
-    case .pinch: pinch.state == .tracking
-    case .rotate: rotate.state == .tracking
-    default: false
-    }
-  }
-
-  private func crossed(_ kind: GestureKind) -> Direction? {
-    switch kind {
-    case .pan: pan.measure?.crossed(bound.continuous, thresholds: thresholds, slop: slop)
-    case .pinch: pinch.measure?.crossed(bound.continuous, thresholds: thresholds, slop: slop)
-    case .rotate: rotate.measure?.crossed(bound.continuous, thresholds: thresholds, slop: slop)
-    default: nil
-    }
-  }
-
-  private func levelMeasure(_ kind: GestureKind, along direction: Direction) -> Double? {
-    switch kind {
-    case .pan: pan.measure?.levelMeasure(along: direction)
-    case .pinch: pinch.measure?.levelMeasure(along: direction)
-    case .rotate: rotate.measure?.levelMeasure(along: direction)
-    default: nil
-    }
-  }
-
-  private func report(_ kind: GestureKind, into event: inout GestureEvent) {
-    switch kind {
-    case .pan: pan.measure?.report(into: &event)
-    case .pinch: pinch.measure?.report(into: &event)
-    case .rotate: rotate.measure?.report(into: &event)
-    default: break
     }
   }
 
@@ -504,9 +451,7 @@ struct GestureArbiter {
     if let t = tap.fail(.otherGestureWon) { tapChanged(t, into: &output) }
     if !shares(.longPress) { trace("long-press", longPress.fail(.otherGestureWon)) }
     if !shares(.swipe) { trace("swipe", swipe.fail(.otherGestureWon)) }
-    if !shares(.pan) { trace("pan", pan.fail(.otherGestureWon)) }
-    if !shares(.pinch) { trace("pinch", pinch.fail(.otherGestureWon)) }
-    if !shares(.rotate) { trace("rotate", rotate.fail(.otherGestureWon)) }
+    continuous.fail(.otherGestureWon, trace: &tracer) { !shares($0) }
   }
 
   private func event(binding: Int, gesture: GestureKind, phase: GestureEvent.Phase, direction: Direction?)
@@ -516,7 +461,7 @@ struct GestureArbiter {
       time: now, binding: binding, gesture: gesture, phase: phase, sequence: sequence.number,
       fingers: sequence.fingerCount, direction: direction, position: sequence.firstDown.clamped,
       region: sequence.region)
-    report(gesture, into: &event)
+    continuous.report(gesture, into: &event)
     return event
   }
 
@@ -581,18 +526,17 @@ struct GestureArbiter {
   // MARK: Trace
 
   private mutating func trace<State: CustomStringConvertible>(_ name: String, _ t: Transition<State>?) {
-    guard tracing, let t else { return }
-    traceLines.append("\(now) \(name): \(t.from) → \(t.event) → \(t.to)")
+    tracer.record(name, t)
   }
 
   /// Call as `if tracing { note(…) }` so that nothing is formatted when the trace is off.
   private mutating func note(_ message: String) {
-    traceLines.append("\(now) \(message)")
+    tracer.note(message)
   }
 
   /// Counts an input that cannot happen; the message is only built when tracing.
   private mutating func impossible(_ message: @autoclosure () -> String) {
     impossibleInputs += 1
-    if tracing { traceLines.append("\(now) impossible input: \(message())") }
+    if tracing { tracer.note("impossible input: \(message())") }
   }
 }

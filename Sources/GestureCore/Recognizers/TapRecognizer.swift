@@ -1,8 +1,9 @@
-/// Decides whether one touch sequence is a tap: every finger stays within `tap-slop`, and the
-/// last finger lifts within `tap-max-duration` of the first finger down.
+/// Decides whether one touch sequence is a tap: every finger stays within `tap-slop` (with
+/// the lift roll `TapSlopRule` allows), and the last finger lifts within `tap-max-duration`
+/// of the first finger down.
 ///
 /// ```
-///  possible ──(a finger beyond slop | held too long | sequence spoiled)──▶ failed
+///  possible ──(a finger beyond slop | held too long | sequence spoiled | another gesture won)──▶ failed
 ///     └──(last finger up in time)──▶ tapped
 /// ```
 /// Whether a tap fires at once or waits for more taps is `MultiTapRecognizer`'s business.

@@ -1,0 +1,116 @@
+/// The continuous recognizers, one per kind, and the only place that lists them: a new
+/// continuous kind is its `GestureMeasure` file, its row in `GestureKind.traits` and its
+/// line in each switch here. The arbiter speaks to them by kind.
+struct ContinuousRecognizers {
+  private var pan = ContinuousRecognizer<PanMeasure>()
+  private var pinch = ContinuousRecognizer<PinchMeasure>()
+  private var rotate = ContinuousRecognizer<RotateMeasure>()
+
+  mutating func reset() {
+    pan.reset()
+    pinch.reset()
+    rotate.reset()
+  }
+
+  /// A finger of the sequence landed: every kind takes its reference afresh.
+  mutating func fingersLanded(_ fingers: [SequenceFinger], geometry: PanelGeometry, trace: inout Tracer) {
+    trace.record("pan", pan.fingersLanded(fingers, geometry: geometry))
+    trace.record("pinch", pinch.fingersLanded(fingers, geometry: geometry))
+    trace.record("rotate", rotate.fingersLanded(fingers, geometry: geometry))
+  }
+
+  mutating func countFixed(_ count: Int, trace: inout Tracer) {
+    trace.record("pan", pan.countFixed(count))
+    trace.record("pinch", pinch.countFixed(count))
+    trace.record("rotate", rotate.countFixed(count))
+  }
+
+  mutating func update(_ fingers: [SequenceFinger], geometry: PanelGeometry) {
+    pan.update(fingers, geometry: geometry)
+    pinch.update(fingers, geometry: geometry)
+    rotate.update(fingers, geometry: geometry)
+  }
+
+  /// Fails every kind for which `fails` is true.
+  mutating func fail(_ why: RecognizerFailure, trace: inout Tracer, where fails: (GestureKind) -> Bool = { _ in true })
+  {
+    if fails(.pan) { trace.record("pan", pan.fail(why)) }
+    if fails(.pinch) { trace.record("pinch", pinch.fail(why)) }
+    if fails(.rotate) { trace.record("rotate", rotate.fail(why)) }
+  }
+
+  mutating func recognize(_ kind: GestureKind, _ direction: Direction, trace: inout Tracer) {
+    switch kind {
+    case .pan: trace.record("pan", pan.recognize(direction))
+    case .pinch: trace.record("pinch", pinch.recognize(direction))
+    case .rotate: trace.record("rotate", rotate.recognize(direction))
+    case .tap, .longPress, .swipe: break
+    }
+  }
+
+  func isRecognized(_ kind: GestureKind) -> Bool {
+    switch kind {
+    case .pan: pan.isRecognized
+    case .pinch: pinch.isRecognized
+    case .rotate: rotate.isRecognized
+    case .tap, .longPress, .swipe: false
+    }
+  }
+
+  func isTracking(_ kind: GestureKind) -> Bool {
+    switch kind {
+    case .pan: pan.state == .tracking
+    case .pinch: pinch.state == .tracking
+    case .rotate: rotate.state == .tracking
+    case .tap, .longPress, .swipe: false
+    }
+  }
+
+  /// The bound direction whose threshold `kind` has crossed, if any.
+  func crossed(_ kind: GestureKind, _ bound: [BindingIndex.Continuous], thresholds: Thresholds, slop: Double)
+    -> Direction?
+  {
+    switch kind {
+    case .pan: pan.measure?.crossed(bound, thresholds: thresholds, slop: slop)
+    case .pinch: pinch.measure?.crossed(bound, thresholds: thresholds, slop: slop)
+    case .rotate: rotate.measure?.crossed(bound, thresholds: thresholds, slop: slop)
+    case .tap, .longPress, .swipe: nil
+    }
+  }
+
+  func levelMeasure(_ kind: GestureKind, along direction: Direction) -> Double? {
+    switch kind {
+    case .pan: pan.measure?.levelMeasure(along: direction)
+    case .pinch: pinch.measure?.levelMeasure(along: direction)
+    case .rotate: rotate.measure?.levelMeasure(along: direction)
+    case .tap, .longPress, .swipe: nil
+    }
+  }
+
+  func report(_ kind: GestureKind, into event: inout GestureEvent) {
+    switch kind {
+    case .pan: pan.measure?.report(into: &event)
+    case .pinch: pinch.measure?.report(into: &event)
+    case .rotate: rotate.measure?.report(into: &event)
+    case .tap, .longPress, .swipe: break
+    }
+  }
+}
+
+/// The arbiter's trace: lines of text while `isOn` (--verbose), nothing built when off.
+struct Tracer {
+  var isOn = false
+  var lines: [String] = []
+  /// The time lines are stamped with.
+  var now = Timestamp(microseconds: 0)
+
+  mutating func record<State: CustomStringConvertible>(_ name: String, _ t: Transition<State>?) {
+    guard isOn, let t else { return }
+    lines.append("\(now) \(name): \(t.from) → \(t.event) → \(t.to)")
+  }
+
+  /// Call as `if tracer.isOn { tracer.note(…) }` so that nothing is formatted when off.
+  mutating func note(_ message: String) {
+    lines.append("\(now) \(message)")
+  }
+}
