@@ -19,6 +19,9 @@ apt_get() { $sudo env DEBIAN_FRONTEND=noninteractive apt-get "$@"; }
 # (JSON lines) and procps (ps, pgrep) serve the scenarios.
 APT_PACKAGES=(qemu-system-x86 linux-image-amd64 udev kmod evemu-tools python3 python3-venv
   jq procps)
+# Issue 11, packaging: the .deb scenario's host-side preparation runs `make deb`, which
+# needs scdoc (the manual pages) and dpkg-dev (dpkg-shlibdeps).
+APT_PACKAGES+=(scdoc dpkg-dev)
 
 missing=()
 for package in "${APT_PACKAGES[@]}"; do
