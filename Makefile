@@ -37,7 +37,7 @@ COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR ?=
 # The operator's documentation; docs/touchscript.md is for developers.
 DOCS := README.md CHANGELOG.md docs/cli.md docs/configuration.md docs/devices.md \
-  docs/logging.md docs/systemd.md
+  docs/logging.md docs/systemd.md docs/packaging.md
 
 # gestured(8) and gestured.yaml(5), made by scdoc from docs/man/*.scd.
 MAN_PAGES := $(SCRATCH)/man/gestured.8 $(SCRATCH)/man/gestured.yaml.5
