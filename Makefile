@@ -8,6 +8,9 @@
 #   make install    install the binary, the systemd unit and the docs, and the config
 #                   only where there is none yet; DESTDIR and PREFIX work as usual
 #   make uninstall  remove what install installed, except the config
+#   make deb        the Debian package $(SCRATCH)/gestured_VERSION_amd64.deb (docs/packaging.md)
+#   make check-packaging  what CI checks about the package: the binary, the manual pages,
+#                   the bash completion, the .deb and lintian
 #
 # SCRATCH picks SwiftPM's build directory (default .build), so several checkouts or
 # engineers can build side by side: `make test SCRATCH=.build-mine`.
@@ -29,10 +32,21 @@ DOCDIR ?= $(PREFIX)/share/doc/gestured
 SYSCONFDIR ?= /etc
 CONFDIR ?= $(SYSCONFDIR)/gestured
 UNITDIR ?= /lib/systemd/system
+MANDIR ?= $(PREFIX)/share/man
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR ?=
 # The operator's documentation; docs/touchscript.md is for developers.
 DOCS := README.md CHANGELOG.md docs/cli.md docs/configuration.md docs/devices.md \
-  docs/logging.md docs/systemd.md
+  docs/logging.md docs/systemd.md docs/packaging.md
+
+# gestured(8) and gestured.yaml(5), made by scdoc from docs/man/*.scd.
+MAN_PAGES := $(SCRATCH)/man/gestured.8 $(SCRATCH)/man/gestured.yaml.5
+# The config examples operators copy (config/examples/), installed with the docs.
+CONFIG_EXAMPLES := $(wildcard config/examples/*.yaml)
+# `make deb`: staged in DEB_STAGE with make install, written to DEB_DIR.
+DEB_DIR ?= $(SCRATCH)
+DEB_STAGE := $(SCRATCH)/deb-stage
+DEB_MAINTAINER ?= gestured maintainers <maintainers@users.noreply.a-seed-38643ceb.example>
 
 # Debian package names of the C libraries the package links (pkg-config names:
 # libevdev, libudev, yaml-0.1).
@@ -45,8 +59,15 @@ OWNER := $(shell [ "$$(id -u)" -eq 0 ] && echo "-o root -g root")
 
 BUILD := $(SWIFT) build --scratch-path $(SCRATCH) $(SWIFT_FLAGS)
 GESTURED := $(SCRATCH)/release/gestured
+# The release binary runs where no Swift is installed: the Swift standard library and
+# libdispatch linked in, no RUNPATH into the build tree or the toolchain, symbols stripped
+# (about 9 MB; `make check-binary` checks all three); full RELRO (bind now), as Debian
+# hardens its binaries.
+RELEASE_FLAGS := --static-swift-stdlib --disable-local-rpath -Xlinker --strip-all \
+  -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 
-.PHONY: all deps test-deps build run demo test test-unit test-vm install uninstall format lint clean
+.PHONY: all deps test-deps build run demo test test-unit test-vm install uninstall format lint clean \
+  check-binary man check-man test-completion deb check-deb check-packaging
 
 all: build
 
@@ -59,8 +80,8 @@ deps:
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y $(APT_PACKAGES); \
 	fi
 
-build: deps
-	$(BUILD) -c release --product gestured
+build: deps man
+	$(BUILD) -c release $(RELEASE_FLAGS) --product gestured
 
 # The daemon in the foreground, logging to the terminal. It takes every touchscreen present
 # or plugged in later; with none it logs "gestured started: 0 touchscreens" and waits.
@@ -111,7 +132,7 @@ $(GESTURED):
 # Directories that exist are left as they are (install -d would reset their mode); the
 # config goes in only when there is none, so an operator's config is never overwritten; the
 # unit's ExecStart= and Documentation= are rewritten to where the binary and docs went.
-install: $(GESTURED)
+install: $(GESTURED) $(MAN_PAGES)
 	mkdir -p "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(DOCDIR)"
 	[ -d "$(DESTDIR)$(CONFDIR)" ] || install -d -m 0755 $(OWNER) "$(DESTDIR)$(CONFDIR)"
 	install -m 0755 $(OWNER) $(GESTURED) "$(DESTDIR)$(BINDIR)/gestured"
@@ -133,6 +154,12 @@ install: $(GESTURED)
 	  fi; \
 	  rm -f "$$unit"; }; exit $$status
 	install -m 0644 $(OWNER) $(DOCS) "$(DESTDIR)$(DOCDIR)/"
+	mkdir -p "$(DESTDIR)$(DOCDIR)/examples" "$(DESTDIR)$(MANDIR)/man8" "$(DESTDIR)$(MANDIR)/man5" \
+	  "$(DESTDIR)$(COMPLETIONDIR)"
+	install -m 0644 $(OWNER) $(CONFIG_EXAMPLES) "$(DESTDIR)$(DOCDIR)/examples/"
+	install -m 0644 $(OWNER) $(SCRATCH)/man/gestured.8 "$(DESTDIR)$(MANDIR)/man8/gestured.8"
+	install -m 0644 $(OWNER) $(SCRATCH)/man/gestured.yaml.5 "$(DESTDIR)$(MANDIR)/man5/gestured.yaml.5"
+	install -m 0644 $(OWNER) systemd/gestured.bash-completion "$(DESTDIR)$(COMPLETIONDIR)/gestured"
 	@if [ -z "$(DESTDIR)" ]; then \
 	  echo; \
 	  echo "Installed. Next: edit $(CONFDIR)/gestured.yaml, then"; \
@@ -143,12 +170,55 @@ install: $(GESTURED)
 
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/gestured" "$(DESTDIR)$(UNITDIR)/gestured.service"
+	rm -f "$(DESTDIR)$(MANDIR)/man8/gestured.8" "$(DESTDIR)$(MANDIR)/man5/gestured.yaml.5" \
+	  "$(DESTDIR)$(COMPLETIONDIR)/gestured"
 	for doc in $(notdir $(DOCS)); do rm -f "$(DESTDIR)$(DOCDIR)/$$doc"; done
-	@rmdir "$(DESTDIR)$(DOCDIR)" 2>/dev/null || true
+	for example in $(notdir $(CONFIG_EXAMPLES)); do rm -f "$(DESTDIR)$(DOCDIR)/examples/$$example"; done
+	@rmdir "$(DESTDIR)$(DOCDIR)/examples" "$(DESTDIR)$(DOCDIR)" 2>/dev/null || true
 	@echo "uninstall: kept $(DESTDIR)$(CONFDIR)/gestured.yaml (remove it yourself if you want it gone)"
 	@if [ -z "$(DESTDIR)" ]; then \
 	  echo "If the service was enabled: systemctl disable --now gestured; systemctl daemon-reload"; \
 	fi
+
+# What CI asserts about the release binary: no Swift library and no RUNPATH in its dynamic
+# section, stripped, and every library ldd resolves is a Debian package's (no toolchain).
+check-binary: $(GESTURED)
+	systemd/debian/check-binary.sh $(GESTURED)
+
+# The manual pages from their one source. scdoc (Debian package scdoc) is installed when
+# missing, as the libraries are by deps.
+man: $(MAN_PAGES)
+
+$(SCRATCH)/man/%: docs/man/%.scd
+	@command -v scdoc >/dev/null || { echo "man: installing scdoc"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y scdoc; }
+	@mkdir -p $(@D)
+	scdoc < $< > $@.tmp && mv $@.tmp $@
+
+# man's own checks (groff warnings at 80 columns) on each page; any warning fails.
+check-man: $(MAN_PAGES)
+	@for page in $(MAN_PAGES); do \
+	  warnings=$$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$$page" 2>&1 >/dev/null); \
+	  if [ -n "$$warnings" ]; then echo "$$page:"; echo "$$warnings"; exit 1; fi; \
+	  echo "check-man: $$page: no warnings"; \
+	done
+
+# The bash completion, loaded into a plain bash: commands, options, --config files.
+test-completion:
+	Tests/Packaging/completion-test.sh
+
+# The Debian package: make install into a stage, then Debian's additions (docs/packaging.md).
+deb: $(GESTURED) $(MAN_PAGES)
+	rm -rf $(DEB_STAGE)
+	$(MAKE) --no-print-directory install DESTDIR="$(abspath $(DEB_STAGE))" PREFIX=/usr
+	systemd/debian/build-deb.sh $(DEB_STAGE) $(DEB_DIR) "$(DEB_MAINTAINER)"
+
+# lintian on the package: errors fail; warnings are printed (docs/packaging.md says which
+# remain and why).
+check-deb: deb
+	lintian --info --display-info --fail-on error $(DEB_DIR)/gestured_$$($(GESTURED) --version | cut -d" " -f2)_$$(dpkg --print-architecture).deb
+
+check-packaging: check-binary check-man test-completion check-deb
 
 format:
 	$(SWIFT) format -i -r Sources Tests Package.swift

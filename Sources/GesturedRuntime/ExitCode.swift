@@ -12,6 +12,8 @@ public enum ExitCode: Int32, Error, Sendable, CaseIterable {
   case missingFile = 66
   /// EX_OSERR: the system refused something the daemon cannot run without (udev).
   case systemError = 71
+  /// EX_IOERR: writing output failed (`record` into a full disk or a closed pipe).
+  case ioError = 74
   /// EX_CONFIG: the configuration has errors.
   case badConfig = 78
 }

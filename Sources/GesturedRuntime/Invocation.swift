@@ -12,6 +12,8 @@ public enum Invocation: Sendable {
   case monitor(Daemon.Options)
   /// `gestured devices [--config FILE]`: every input node and the profile that takes it.
   case devices(DevicesCommand)
+  /// `gestured record DEVICE`: the device's events as evemu text on stdout.
+  case record(RecordCommand)
   /// Exit 64 after printing `message` and a one-line `hint` on stderr.
   case usageError(message: String, hint: String)
 
@@ -28,6 +30,7 @@ public enum Invocation: Sendable {
       case "replay": return .help(Usage.replay)
       case "monitor": return .help(Usage.monitor)
       case "devices": return .help(Usage.devices)
+      case "record": return .help(Usage.record)
       case let other?: return unknownCommand(other)
       }
     case "check": return parseCheck(rest)
@@ -35,6 +38,7 @@ public enum Invocation: Sendable {
     case "monitor":
       return parseDaemonOptions(rest, command: "monitor", help: Usage.monitor).map { .monitor($0) }
     case "devices": return parseDevices(rest)
+    case "record": return parseRecord(rest)
     case let option where option.hasPrefix("-"):
       return parseDaemonOptions(arguments, command: nil, help: Usage.tool).map { .daemon($0) }
     default:
@@ -44,7 +48,7 @@ public enum Invocation: Sendable {
 
   private static func unknownCommand(_ name: String) -> Invocation {
     .usageError(
-      message: "unknown command '\(name)'; the commands are check, replay, monitor and devices",
+      message: "unknown command '\(name)'; the commands are check, replay, record, monitor and devices",
       hint: "Run 'gestured --help' for usage.")
   }
 
@@ -106,6 +110,30 @@ public enum Invocation: Sendable {
       }
     }
     return .devices(DevicesCommand(configPath: config))
+  }
+
+  /// One positional: the device node.
+  private static func parseRecord(_ arguments: [String]) -> Invocation {
+    if asksForHelp(arguments) { return .help(Usage.record) }
+    let hint = "Run 'gestured record --help' for usage."
+    var scanner = OptionScanner(arguments: arguments, command: "record", hint: hint)
+    var device: String?
+    while let item = scanner.next() {
+      switch item {
+      case .help: return .help(Usage.record)
+      case .option(let name, _):
+        return .usageError(message: "record: unknown option '\(name)'", hint: hint)
+      case .positional(let argument):
+        guard device == nil else {
+          return .usageError(message: "record: unexpected argument '\(argument)'", hint: hint)
+        }
+        device = argument
+      }
+    }
+    guard let device else {
+      return .usageError(message: "record: no DEVICE given (e.g. /dev/input/event5)", hint: hint)
+    }
+    return .record(RecordCommand(devicePath: device))
   }
 
   /// The daemon's and the monitor's options: `--config FILE`, `--verbose`.

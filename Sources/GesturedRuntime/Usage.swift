@@ -11,6 +11,7 @@ public enum Usage {
       gestured devices [--config FILE]
       gestured check --config FILE
       gestured replay --config FILE [--device DESC] [--run-actions] [--verbose] RECORDING...
+      gestured record DEVICE
       gestured help [COMMAND]
       gestured --version
 
@@ -26,13 +27,16 @@ public enum Usage {
       check    Validate a config file and print every error with FILE:LINE:COLUMN.
       replay   Run evemu recordings through the recognizers and print each gesture that
                would fire, one JSON object per line.
+      record   Record a touchscreen's events as an evemu recording on stdout, for
+               replay; Ctrl-C stops.
 
     Options (daemon and monitor):
       -c, --config FILE   The config file (default /etc/gestured/gestured.yaml).
       -v, --verbose       Also log every recognizer transition.
 
     Exit status: 0 success, 64 usage error, 65 bad recording, 66 missing or unreadable
-    file, 71 udev unavailable, 78 config error (or, as root, a config others can write).
+    file, 71 udev unavailable, 74 output cannot be written, 78 config error (or, as root,
+    a config others can write).
 
     """
 
@@ -112,6 +116,25 @@ public enum Usage {
 
     Exit status: 0 success, 65 a recording has a bad line or no device, 66 a file cannot
     be read, 78 the config has errors.
+
+    """
+
+  public static let record = """
+    Usage: gestured record DEVICE > FILE.evemu
+
+    Records the input device DEVICE (/dev/input/eventN; 'gestured devices' lists them) in
+    evemu format on stdout: its description (N:, I:, P:, B:, A: lines), then one E: line per
+    event, timed from the first event. 'gestured replay' reads the file, and so do
+    evemu-play and evemu-device. The device is not grabbed: the desktop and a running
+    gestured still see the touches. SIGINT (Ctrl-C) or SIGTERM stops it, as does the
+    device going away: what was read is written out, and a line on stderr says how many
+    events. Reading a device needs root or the input group.
+
+    Options:
+      -h, --help          Show this help.
+
+    Exit status: 0 stopped (signal or device gone), 64 usage error, 66 DEVICE cannot be
+    opened or is not an input device, 74 the recording cannot be written.
 
     """
 }

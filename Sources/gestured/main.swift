@@ -33,6 +33,8 @@ case .replay(let command):
   status = command.run(output: output, errors: errors)
 case .devices(let command):
   status = command.run(output: output, errors: errors)
+case .record(let command):
+  status = command.run(errors: errors)
 case .daemon(let options):
   status = runDaemon(.actions, options)
 case .monitor(let options):

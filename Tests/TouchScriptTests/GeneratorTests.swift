@@ -1,6 +1,6 @@
-import GestureCore
 import Testing
 
+@testable import GestureCore
 @testable import TouchScript
 
 /// Events as `time-in-ms NAME value` strings, so whole sequences compare at a glance.

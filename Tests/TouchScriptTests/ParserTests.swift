@@ -1,6 +1,6 @@
-import GestureCore
 import Testing
 
+@testable import GestureCore
 @testable import TouchScript
 
 @Suite("Script parsing")

@@ -23,6 +23,9 @@ apt_get() { $sudo env DEBIAN_FRONTEND=noninteractive apt-get "$@"; }
 # virtme-ng) serve the scenarios.
 APT_PACKAGES=(qemu-system-x86 linux-image-amd64 busybox-static file udev kmod evemu-tools
   python3 python3-venv jq procps binutils)
+# Issue 11, packaging: the .deb scenario's host-side preparation runs `make deb`, which
+# needs scdoc (the manual pages) and dpkg-dev (dpkg-shlibdeps).
+APT_PACKAGES+=(scdoc dpkg-dev)
 
 missing=()
 for package in "${APT_PACKAGES[@]}"; do

@@ -1,0 +1,143 @@
+import CEvdev
+import Dispatch
+import GestureCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `gestured record DEVICE`: the device's events as an evemu recording on stdout, so an
+/// operator can capture a panel for `replay` without evemu-tools.
+///
+/// The device is read through libevdev (EvdevDevice, as the daemon reads it, without a
+/// grab): the description first, then the events with the kernel's CLOCK_MONOTONIC stamps
+/// counted from the first event. SIGINT and SIGTERM stop it, as does the device going away;
+/// either way everything read is written out and it exits 0.
+public struct RecordCommand: Sendable, Equatable {
+  public var devicePath: String
+
+  public init(devicePath: String) { self.devicePath = devicePath }
+
+  /// Returns only when recording cannot start (66: the device cannot be opened); once
+  /// recording, the process exits by itself.
+  public func run(errors: any OutputSink) -> ExitCode {
+    let device: EvdevDevice
+    do {
+      device = try EvdevDevice(devnode: devicePath)
+    } catch {
+      var message = "gestured: record: \(error)\n"
+      if error.isPermissionDenied {
+        message += "  hint: reading input devices needs root or the input group\n"
+      } else if error.operation == .open && error.errno == ENOENT {
+        message += "  hint: 'gestured devices' lists the input nodes (/dev/input/eventN)\n"
+      }
+      errors.write(message)
+      return .missingFile
+    }
+    RecordSession(device: device, output: STDOUT_FILENO, errors: errors).run()
+  }
+}
+
+/// The evemu text of one recording, event by event: times are counted from the first
+/// event, as evemu-record counts them, so a recording starts at 0.000000.
+public struct EvemuRecorder {
+  public let header: String
+  private var start: Timestamp?
+  private var lastReport: Timestamp?
+
+  public init(device: DeviceDescription, comment: String) {
+    header = EvemuWriter.header(device: device, comment: comment)
+  }
+
+  /// The E: line for `event`, with its newline.
+  public mutating func line(for event: RawEvent) -> String {
+    let start = self.start ?? event.time
+    self.start = start
+    let shifted = RawEvent(
+      time: Timestamp(microseconds: event.time - start), type: event.type, code: event.code,
+      value: event.value)
+    return EvemuWriter.eventLine(shifted, sinceLastReport: &lastReport) + "\n"
+  }
+}
+
+/// The running recording, on the main queue: one read source on the device, one signal
+/// source each for SIGINT and SIGTERM.
+private final class RecordSession {
+  let device: EvdevDevice
+  let output: Int32
+  let errors: any OutputSink
+  var recorder: EvemuRecorder
+  /// Lines not written yet: written at each SYN_REPORT (so a reader of the pipe sees whole
+  /// frames) and at the end.
+  var pending = ""
+  var events = 0
+  var sources: [any DispatchSourceProtocol] = []
+
+  init(device: EvdevDevice, output: Int32, errors: any OutputSink) {
+    self.device = device
+    self.output = output
+    self.errors = errors
+    recorder = EvemuRecorder(
+      device: device.description, comment: "recorded by \(Usage.version) from \(device.devnode)")
+  }
+
+  func run() -> Never {
+    // A closed pipe must be an error to report, not a silent death.
+    signal(SIGPIPE, SIG_IGN)
+    for number in [SIGINT, SIGTERM] {
+      // Dispatch delivers the signal only if its default action (terminate) is disabled.
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
+      source.setEventHandler { [unowned self] in self.finish("stopped by signal \(number)") }
+      source.resume()
+      sources.append(source)
+    }
+    pending = recorder.header
+    flush()
+    errors.write("gestured: recording \(device.devnode) '\(device.description.name)'; Ctrl-C stops\n")
+    let reader = DispatchSource.makeReadSource(fileDescriptor: device.fileDescriptor, queue: .main)
+    reader.setEventHandler { [unowned self] in self.read() }
+    reader.resume()
+    sources.append(reader)
+    dispatchMain()
+  }
+
+  func read() {
+    let result = device.drain { event in
+      pending += recorder.line(for: event)
+      events += 1
+      if event.type == EventType.syn && event.code == SynCode.report { flush() }
+    }
+    if case .gone(let number) = result {
+      finish(number == ENODEV ? "the device went away" : "reading failed: \(errnoText(number))")
+    }
+  }
+
+  func flush() {
+    var text = pending
+    pending = ""
+    let failure: Int32? = text.withUTF8 { bytes in
+      var offset = 0
+      while offset < bytes.count {
+        let written = write(output, bytes.baseAddress! + offset, bytes.count - offset)
+        if written < 0 {
+          if errno == EINTR { continue }
+          return errno
+        }
+        offset += written
+      }
+      return nil
+    }
+    if let failure {
+      errors.write("gestured: record: cannot write the recording: \(errnoText(failure))\n")
+      exit(ExitCode.ioError.rawValue)
+    }
+  }
+
+  func finish(_ reason: String) {
+    flush()
+    device.close()
+    errors.write("gestured: record: \(reason); \(events) events written\n")
+    exit(ExitCode.success.rawValue)
+  }
+}

@@ -1,0 +1,109 @@
+# Issue 11: the Debian package on a machine without Swift. In its own mount namespace the
+# toolchain directory (/opt/swift) is hidden under an empty tmpfs (the debug binaries then
+# cannot start: the check that the hiding works); `dpkg -i` installs the package made by
+# `make deb` on the host (Tests/VM/prepare) into the guest's /usr, /etc and /var, which
+# virtme-ng 1.42 mounts as writable overlays (writes stay in the guest's memory). The
+# installed binary runs (--version, check on the installed config), its postinst has
+# enabled the unit (systemd is not PID 1 here, so nothing is started), and the daemon,
+# started with the installed unit's ExecStart= and a notify listener, reaches READY=1 with
+# a virtual panel counted, and stops on SIGTERM. Then remove keeps the conffile, purge
+# takes it and the enablement; the package is purged whatever happens, so later scenarios
+# see the guest as before.
+#
+# vm-time-limit: 600 (each dpkg run reads dpkg's database of the host's ~120 000 files
+# over 9p under TCG)
+source "$VM_TESTS/lib.sh"
+
+if [ -z "${GESTURED_DEB_NAMESPACE:-}" ]; then
+  # The tmpfs over /opt/swift is this scenario's alone: the others need the toolchain.
+  exec env GESTURED_DEB_NAMESPACE=1 unshare --mount --propagation private bash "$0"
+fi
+
+[ -f "$PREPARED_DIR/done" ] || fail "make deb failed on the host (see vm-results/prepared/)"
+deb="$(ls "$PREPARED_DIR"/gestured_*_*.deb | head -n 1)"
+[ -f "$deb" ] || fail "no .deb in $PREPARED_DIR"
+note "package: $(basename "$deb")"
+
+# Started before the toolchain is hidden: a running program keeps the libraries it mapped.
+touch_start panel create "$VM_TESTS/scripts/double-tap.touch"
+wait_until 20 "udev to process $TOUCH_DEVNODE" udev_ready "$TOUCH_DEVNODE"
+
+mount -t tmpfs -o size=1m,mode=0755 none /opt/swift || fail "cannot mount a tmpfs over /opt/swift"
+[ -z "$(ls -A /opt/swift)" ] || fail "/opt/swift is not empty after the tmpfs"
+if "$GESTURED" --version > /dev/null 2>&1; then
+  fail "the debug build still starts with /opt/swift hidden: the hiding proves nothing"
+fi
+
+for dir in /usr /etc /var; do
+  [ -w "$dir" ] && touch "$dir/.gestured-writable" && rm "$dir/.gestured-writable" \
+    || fail "$dir is not writable in the guest (virtme-ng's overlay)"
+done
+
+# man-db's trigger would rebuild the index of every manual page on the machine: minutes
+# under TCG. Without this file (the guest's overlay copy) the trigger does nothing.
+rm -f /var/lib/man-db/auto-update
+
+purge() { dpkg --purge gestured > "$SCENARIO_DIR/dpkg-purge-at-exit.log" 2>&1 || true; }
+trap purge EXIT
+started=$SECONDS
+dpkg -i "$deb" > "$SCENARIO_DIR/dpkg-install.log" 2>&1 \
+  || fail "dpkg -i exited with status $?: $(cat "$SCENARIO_DIR/dpkg-install.log")"
+note "dpkg -i took $((SECONDS - started)) s"
+[ "$(dpkg-query -W -f='${Status}' gestured)" = "install ok installed" ] \
+  || fail "dpkg says: $(dpkg-query -W -f='${Status}' gestured 2>&1)"
+
+[ "$(command -v gestured)" = /usr/bin/gestured ] || fail "gestured is not /usr/bin/gestured: $(command -v gestured)"
+if ldd /usr/bin/gestured | grep -E 'not found|swift'; then fail "the installed binary misses libraries"; fi
+version="$(gestured --version)" || fail "gestured --version exited with status $?"
+[[ "$version" =~ ^gestured\ [0-9] ]] || fail "gestured --version printed: $version"
+note "$version, $(stat -c %s /usr/bin/gestured) bytes, needs: $(readelf -d /usr/bin/gestured | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | tr '\n' ' ')"
+gestured check --config /etc/gestured/gestured.yaml > "$SCENARIO_DIR/check.out" 2> "$SCENARIO_DIR/check.log" \
+  || fail "gestured check of the installed config exited with status $?: $(cat "$SCENARIO_DIR/check.log")"
+
+# What the package put where, as dpkg knows it.
+for file in /lib/systemd/system/gestured.service /etc/gestured/gestured.yaml \
+  /usr/share/man/man8/gestured.8.gz /usr/share/man/man5/gestured.yaml.5.gz \
+  /usr/share/bash-completion/completions/gestured /usr/share/doc/gestured/copyright \
+  /usr/share/doc/gestured/examples/admin-corner.yaml; do
+  dpkg-query -S "$file" > /dev/null 2>&1 || fail "$file is not the package's"
+done
+[ "$(cat /var/lib/dpkg/info/gestured.conffiles)" = /etc/gestured/gestured.yaml ] || fail "the config is not the one conffile"
+# postinst enabled the unit as deb-systemd-helper does: the WantedBy= link.
+[ -L /etc/systemd/system/multi-user.target.wants/gestured.service ] \
+  || fail "postinst did not enable the unit: $(ls -l /etc/systemd/system/multi-user.target.wants/ 2>&1)"
+# deb-systemd-helper's record of it, which purge must remove again.
+state=/var/lib/systemd/deb-systemd-helper-enabled/gestured.service.dsh-also
+[ -f "$state" ] || fail "deb-systemd-helper has no record of the unit ($state)"
+
+# The daemon exactly as systemd would start it.
+exec_start="$(sed -n 's/^ExecStart=//p' /lib/systemd/system/gestured.service)"
+[ -n "$exec_start" ] || fail "the installed unit has no ExecStart="
+note "ExecStart=$exec_start"
+notify_listen
+# shellcheck disable=SC2086 # ExecStart= is a command line of plain words.
+NOTIFY_SOCKET="$NOTIFY_SOCKET" $exec_start > "$SCENARIO_DIR/daemon.stdout.log" 2> "$SCENARIO_DIR/daemon.log" &
+DAEMON_PID=$!
+started=$SECONDS
+wait_until 60 "READY=1 from the installed daemon" grep -qs 'READY=1' "$SCENARIO_DIR/notify.log"
+ready="$(grep -m1 'READY=1' "$SCENARIO_DIR/notify.log")"
+[[ "$ready" == *"STATUS=1 touchscreen"* ]] || fail "READY=1 without the panel counted: $ready"
+note "READY=1 $((SECONDS - started)) s after ExecStart: $ready"
+grep -q "^$TOUCH_DEVNODE '.*': profile" "$SCENARIO_DIR/daemon.log" \
+  || fail "the daemon did not take $TOUCH_DEVNODE: $(cat "$SCENARIO_DIR/daemon.log")"
+stop_process "$DAEMON_PID" 20
+[ "$STOP_STATUS" -eq 0 ] || fail "the installed daemon exited with status $STOP_STATUS on SIGTERM"
+wait_until 5 "STOPPING=1" grep -qs 'STOPPING=1' "$SCENARIO_DIR/notify.log"
+
+started=$SECONDS
+dpkg -r gestured > "$SCENARIO_DIR/dpkg-remove.log" 2>&1 || fail "dpkg -r exited with status $?"
+note "dpkg -r took $((SECONDS - started)) s"
+[ ! -e /usr/bin/gestured ] || fail "dpkg -r left /usr/bin/gestured"
+[ -f /etc/gestured/gestured.yaml ] || fail "dpkg -r removed the conffile"
+started=$SECONDS
+dpkg --purge gestured > "$SCENARIO_DIR/dpkg-purge.log" 2>&1 || fail "dpkg --purge exited with status $?"
+note "dpkg --purge took $((SECONDS - started)) s"
+[ ! -e /etc/gestured/gestured.yaml ] || fail "dpkg --purge left the config"
+[ ! -e /etc/systemd/system/multi-user.target.wants/gestured.service ] \
+  || fail "dpkg --purge left the unit enabled"
+[ ! -e "$state" ] || fail "dpkg --purge left deb-systemd-helper's record ($state)"
+kill "$TOUCH_PID"
