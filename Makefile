@@ -191,6 +191,7 @@ man: $(MAN_PAGES)
 
 $(SCRATCH)/man/%: docs/man/%.scd
 	@command -v scdoc >/dev/null || { echo "man: installing scdoc"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y scdoc; }
 	@mkdir -p $(@D)
 	scdoc < $< > $@.tmp && mv $@.tmp $@

@@ -24,6 +24,10 @@ deb="$(ls "$PREPARED_DIR"/gestured_*_*.deb | head -n 1)"
 [ -f "$deb" ] || fail "no .deb in $PREPARED_DIR"
 note "package: $(basename "$deb")"
 
+# The notify listener starts now and gets dpkg's minute to come up (python3 alone takes
+# seconds under TCG, more under load); it is /usr/bin/python3, not the toolchain's.
+NOTIFY_SOCKET="$SCENARIO_DIR/notify.sock"
+/usr/bin/python3 "$VM_TESTS/notify-listener.py" "$NOTIFY_SOCKET" "$SCENARIO_DIR/notify.log" &
 # Started before the toolchain is hidden: a running program keeps the libraries it mapped.
 touch_start panel create "$VM_TESTS/scripts/double-tap.touch"
 wait_until 20 "udev to process $TOUCH_DEVNODE" udev_ready "$TOUCH_DEVNODE"
@@ -79,7 +83,7 @@ state=/var/lib/systemd/deb-systemd-helper-enabled/gestured.service.dsh-also
 exec_start="$(sed -n 's/^ExecStart=//p' /lib/systemd/system/gestured.service)"
 [ -n "$exec_start" ] || fail "the installed unit has no ExecStart="
 note "ExecStart=$exec_start"
-notify_listen
+wait_until 60 "the notify listener" test -S "$NOTIFY_SOCKET"
 # shellcheck disable=SC2086 # ExecStart= is a command line of plain words.
 NOTIFY_SOCKET="$NOTIFY_SOCKET" $exec_start > "$SCENARIO_DIR/daemon.stdout.log" 2> "$SCENARIO_DIR/daemon.log" &
 DAEMON_PID=$!
@@ -93,6 +97,54 @@ grep -q "^$TOUCH_DEVNODE '.*': profile" "$SCENARIO_DIR/daemon.log" \
 stop_process "$DAEMON_PID" 20
 [ "$STOP_STATUS" -eq 0 ] || fail "the installed daemon exited with status $STOP_STATUS on SIGTERM"
 wait_until 5 "STOPPING=1" grep -qs 'STOPPING=1' "$SCENARIO_DIR/notify.log"
+
+# postinst's start rule, under a stand-in service manager: with /run/systemd/system
+# present (systemd's own test for "running"), deb-systemd-invoke and systemctl log their
+# arguments instead of acting. The real deb-systemd-helper runs, told it is called by dpkg.
+stubs="$SCENARIO_DIR/stubs"
+mkdir -p "$stubs"
+for tool in deb-systemd-invoke systemctl; do
+  printf '#!/bin/sh
+echo "%s $*" >> "%s"
+' "$tool" "$SCENARIO_DIR/service-manager.log" > "$stubs/$tool"
+  chmod +x "$stubs/$tool"
+done
+made_run_dir=no
+if [ ! -d /run/systemd/system ]; then mkdir -p /run/systemd/system && made_run_dir=yes; fi
+maintainer_script() {
+  local script="$1"
+  shift
+  env PATH="$stubs:$PATH" DPKG_MAINTSCRIPT_PACKAGE=gestured DPKG_MAINTSCRIPT_NAME="$script" \
+    "/var/lib/dpkg/info/gestured.$script" "$@"
+}
+# expect_service_actions EXPECTED WHAT: what the stand-ins were asked to do so far, except
+# daemon-reload.
+expect_service_actions() {
+  grep -v 'daemon-reload' "$SCENARIO_DIR/service-manager.log" > "$SCENARIO_DIR/service-actions.log" || true
+  expect_lines "$SCENARIO_DIR/service-actions.log" "$1" "$2"
+}
+maintainer_script postinst configure 2> "$SCENARIO_DIR/postinst-install.log" \
+  || fail "postinst configure exited with status $?"
+expect_service_actions "deb-systemd-invoke start gestured.service" "postinst on installation"
+maintainer_script postinst configure 0.1.0 2> "$SCENARIO_DIR/postinst-upgrade.log" \
+  || fail "postinst configure 0.1.0 exited with status $?"
+expect_service_actions "$(printf 'deb-systemd-invoke start gestured.service\ndeb-systemd-invoke restart gestured.service')" \
+  "postinst on upgrade"
+cp /etc/gestured/gestured.yaml "$SCENARIO_DIR/good.yaml"
+printf 'bindings:\n  - { gesture: tapp, run: "true" }\n' > /etc/gestured/gestured.yaml
+maintainer_script postinst configure 0.1.0 2> "$SCENARIO_DIR/postinst-bad-config.log" \
+  || fail "postinst with a bad config exited with status $? (it must not fail the installation)"
+expect_service_actions "$(printf 'deb-systemd-invoke start gestured.service\ndeb-systemd-invoke restart gestured.service')" \
+  "postinst with a config that does not check: nothing (re)started"
+grep -q "^/etc/gestured/gestured.yaml:2:[0-9]*: error: 'tapp' is not a gesture" "$SCENARIO_DIR/postinst-bad-config.log" \
+  && grep -q "^gestured: not restarted: fix /etc/gestured/gestured.yaml" "$SCENARIO_DIR/postinst-bad-config.log" \
+  || fail "postinst with a bad config said: $(cat "$SCENARIO_DIR/postinst-bad-config.log")"
+cp "$SCENARIO_DIR/good.yaml" /etc/gestured/gestured.yaml
+maintainer_script prerm upgrade 0.1.0 || fail "prerm upgrade exited with status $?"
+maintainer_script prerm remove || fail "prerm remove exited with status $?"
+expect_service_actions "$(printf 'deb-systemd-invoke start gestured.service\ndeb-systemd-invoke restart gestured.service\ndeb-systemd-invoke stop gestured.service')" \
+  "prerm: a stop on remove only"
+[ "$made_run_dir" = no ] || rmdir /run/systemd/system
 
 started=$SECONDS
 dpkg -r gestured > "$SCENARIO_DIR/dpkg-remove.log" 2>&1 || fail "dpkg -r exited with status $?"
