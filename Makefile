@@ -97,16 +97,19 @@ demo: build
 	$(GESTURED) check --config $(CONFIG)
 	$(GESTURED) replay --config $(CONFIG) $(EXAMPLE)
 
-# Everything: the unit tests, then the real-kernel tests in a VM (booted once).
-test: test-unit test-vm
+# Everything: the unit tests, the package (binary, manual pages, completion, .deb, lintian),
+# then the real-kernel tests in a VM (booted once).
+test: test-unit check-packaging test-vm
 
 # The unit tests alone, for a quick loop.
 test-unit: deps test-deps
 	$(SWIFT) test --scratch-path $(SCRATCH) $(SWIFT_FLAGS)
 
-# What the unit tests use beyond the build: libevemu3, evemu's own reader, which the
-# generator tests read their recordings back with (they say "skipped" without it).
-TEST_APT_PACKAGES := libevemu3
+# What the tests use beyond the build: libevemu3, evemu's own reader, which the generator
+# tests read their recordings back with (they say "skipped" without it); for
+# check-packaging, scdoc (the manual pages), man-db and groff-base (man --warnings),
+# dpkg-dev (dpkg-shlibdeps) and lintian.
+TEST_APT_PACKAGES := libevemu3 scdoc man-db groff-base dpkg-dev lintian
 test-deps:
 	@missing=""; for package in $(TEST_APT_PACKAGES); do \
 	  [ "$$(dpkg-query -W -f='$${Status}' $$package 2>/dev/null)" = "install ok installed" ] || \
@@ -219,7 +222,7 @@ deb: $(GESTURED) $(MAN_PAGES)
 check-deb: deb
 	lintian --info --display-info --fail-on error $(DEB_DIR)/gestured_$$($(GESTURED) --version | cut -d" " -f2)_$$(dpkg --print-architecture).deb
 
-check-packaging: check-binary check-man test-completion check-deb
+check-packaging: test-deps check-binary check-man test-completion check-deb
 
 format:
 	$(SWIFT) format -i -r Sources Tests Package.swift

@@ -28,7 +28,7 @@ public struct RecordCommand: Sendable, Equatable {
       var message = "gestured: record: \(error)\n"
       if error.isPermissionDenied {
         message += "  hint: reading input devices needs root or the input group\n"
-      } else if error.operation == .open && error.errno == ENOENT {
+      } else if error.operation == .open && error.errno == .noSuchFileOrDirectory {
         message += "  hint: 'gestured devices' lists the input nodes (/dev/input/eventN)\n"
       }
       errors.write(message)
@@ -108,28 +108,26 @@ private final class RecordSession {
       events += 1
       if event.type == EventType.syn && event.code == SynCode.report { flush() }
     }
-    if case .gone(let number) = result {
-      finish(number == ENODEV ? "the device went away" : "reading failed: \(errnoText(number))")
+    if case .gone(let error) = result {
+      finish(error == .noSuchDevice ? "the device went away" : "reading failed: \(error)")
     }
   }
 
   func flush() {
     var text = pending
     pending = ""
-    let failure: Int32? = text.withUTF8 { bytes in
+    let failure: Errno? = text.withUTF8 { bytes in
       var offset = 0
       while offset < bytes.count {
-        let written = write(output, bytes.baseAddress! + offset, bytes.count - offset)
-        if written < 0 {
-          if errno == EINTR { continue }
-          return errno
+        switch retryOnInterrupt({ valueOrErrno(write(output, bytes.baseAddress! + offset, bytes.count - offset)) }) {
+        case .success(let written): offset += written
+        case .failure(let error): return error
         }
-        offset += written
       }
       return nil
     }
     if let failure {
-      errors.write("gestured: record: cannot write the recording: \(errnoText(failure))\n")
+      errors.write("gestured: record: cannot write the recording: \(failure)\n")
       exit(ExitCode.ioError.rawValue)
     }
   }

@@ -37,7 +37,7 @@ struct ConfigExamplesTests {
     #expect(stderr == "")
   }
 
-  @Test(.disabled("needs issue 8's pan/step: remove this trait when the core accepts them"))
+  @Test
   func zoomableMapPassesCheckWithoutWarnings() {
     let (code, stdout, stderr) = Self.check(Self.continuousExample)
     #expect(code == .success, "\(stderr)")

@@ -38,7 +38,7 @@ struct HardeningTests {
 
   @Test func missingAndTooLargeFilesKeepTheirReason() {
     let missing = directory.file("missing.yaml")
-    #expect(throws: FileReadError(path: missing, reason: .system(errno: ENOENT))) {
+    #expect(throws: FileReadError(path: missing, reason: .system(errno: .noSuchFileOrDirectory))) {
       try InputFile.read(path: missing, maximumSize: 1024)
     }
     let large = directory.write("large.yaml", String(repeating: "#", count: 2000))

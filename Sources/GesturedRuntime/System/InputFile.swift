@@ -11,7 +11,7 @@ import GestureCore
 public struct FileReadError: Error, Equatable, Sendable, CustomStringConvertible {
   public enum Reason: Equatable, Sendable {
     /// open, fstat or read failed with this errno.
-    case system(errno: Int32)
+    case system(errno: Errno)
     /// A FIFO, a device, a socket or a directory: reading it could block or never end.
     case notRegularFile(kind: String)
     /// More bytes than the caller's limit.
@@ -28,7 +28,7 @@ public struct FileReadError: Error, Equatable, Sendable, CustomStringConvertible
 
   public var description: String {
     switch reason {
-    case .system(let errno): String(cString: strerror(errno))
+    case .system(let errno): errno.description
     case .notRegularFile(let kind): "not a regular file (it is \(kind))"
     case .tooLarge(let limit): "larger than \(limit) bytes"
     }
@@ -42,12 +42,15 @@ public enum InputFile {
   /// blocking the daemon in open(2) or read(2); `maximumSize` stops a wrong path (a disk
   /// image) from eating memory.
   public static func read(path: String, maximumSize: Int) throws(FileReadError) -> [UInt8] {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-    guard descriptor >= 0 else { throw FileReadError(path: path, reason: .system(errno: errno)) }
+    let descriptor: Int32
+    switch retryOnInterrupt({ valueOrErrno(open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) }) {
+    case .success(let opened): descriptor = opened
+    case .failure(let error): throw FileReadError(path: path, reason: .system(errno: error))
+    }
     defer { close(descriptor) }
     var status = stat()
-    guard fstat(descriptor, &status) == 0 else {
-      throw FileReadError(path: path, reason: .system(errno: errno))
+    if case .failure(let error) = valueOrErrno(fstat(descriptor, &status)) {
+      throw FileReadError(path: path, reason: .system(errno: error))
     }
     let type = status.st_mode & S_IFMT
     guard type == S_IFREG else {
@@ -60,10 +63,12 @@ public enum InputFile {
     bytes.reserveCapacity(Int(status.st_size))
     var chunk = [UInt8](repeating: 0, count: 256 * 1024)
     while true {
-      let count = chunk.withUnsafeMutableBytes { readBytes(descriptor, $0.baseAddress, $0.count) }
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw FileReadError(path: path, reason: .system(errno: errno))
+      let result = retryOnInterrupt {
+        valueOrErrno(chunk.withUnsafeMutableBytes { readBytes(descriptor, $0.baseAddress, $0.count) })
+      }
+      guard case .success(let count) = result else {
+        if case .failure(let error) = result { throw FileReadError(path: path, reason: .system(errno: error)) }
+        return bytes
       }
       if count == 0 { return bytes }
       bytes.append(contentsOf: chunk[0..<count])
