@@ -163,7 +163,8 @@ notify_listen() {
   NOTIFY_SOCKET="$SCENARIO_DIR/notify.sock"
   /usr/bin/python3 "$VM_TESTS/notify-listener.py" "$NOTIFY_SOCKET" "$SCENARIO_DIR/notify.log" &
   NOTIFY_PID=$!
-  wait_until 10 "the notify listener" test -S "$NOTIFY_SOCKET"
+  # Python's first start in a boot reads its modules over 9p: more than 10 s under load.
+  wait_until 30 "the notify listener" test -S "$NOTIFY_SOCKET"
   export NOTIFY_SOCKET
 }
 
