@@ -238,11 +238,19 @@ final class ActionRunnerTests {
   // MARK: Cooldown and the queue
 
   /// Runs the requests in one turn of the queue, so nothing started among them can end before
-  /// the last is decided: the decisions do not depend on timing.
-  func runTogether(_ requests: [ActionRunner.Request]) -> [ActionRunner.Decision] {
-    let decisions = queue.sync { requests.map { runner.run($0) } }
-    for case .started(let pid) in decisions { started.append(pid) }
-    return decisions
+  /// the last is decided: the decisions, and the counts right after them, do not depend on
+  /// timing. `then` runs in the same turn.
+  func runTogether(
+    _ requests: [ActionRunner.Request], then: (ActionRunner) -> Void = { _ in }
+  ) -> (decisions: [ActionRunner.Decision], running: Int, waiting: Int) {
+    let result = queue.sync {
+      let decisions = requests.map { runner.run($0) }
+      let counts = (runner.runningCount, runner.waitingCount)
+      then(runner)
+      return (decisions, counts.0, counts.1)
+    }
+    for case .started(let pid) in result.0 { started.append(pid) }
+    return (result.0, result.1, result.2)
   }
 
   func environment(_ variables: [String: String]) -> ActionEnvironment {
@@ -298,7 +306,7 @@ final class ActionRunnerTests {
 
     // A queued firing is accepted too: the next one counts from it, not from the last start.
     let base = first + 10_000_000
-    let decisions = runTogether([
+    let (decisions, _, _) = runTogether([
       request("sleep 0.3", key: "lobby#4", cooldown: 300_000, firedAt: base),
       request("true", key: "lobby#4", cooldown: 300_000, firedAt: base + 400_000),
       request("true", key: "lobby#4", cooldown: 300_000, firedAt: base + 600_000),
@@ -323,13 +331,13 @@ final class ActionRunnerTests {
         command, key: "lobby#2", firedAt: ActionRunner.now() + Microseconds(index),
         environment: environment(["X": "\(index)"]))
     }
-    let decisions = runTogether(firings + [request("echo other", key: "lobby#3", label: "other")])
+    let (decisions, _, waiting) = runTogether(firings + [request("echo other", key: "lobby#3", label: "other")])
     guard case .started(let pid) = decisions[0], case .started = decisions[4] else {
       Issue.record("not started: \(decisions)")
       return
     }
     #expect(Array(decisions[1...3]) == [.queued, .coalesced(steps: 2), .coalesced(steps: 3)])
-    #expect(queue.sync { runner.waitingCount } == 1, "one waiting run per binding")
+    #expect(waiting == 1, "one waiting run per binding")
     try #require(runner.waitUntilIdle(timeout: 10_000_000))
     let logged = Array(lines().dropFirst(before))
     #expect(logged.contains("<6>[tap] firing queued: its previous run (pid \(pid)) is still running"))
@@ -355,7 +363,7 @@ final class ActionRunnerTests {
 
   @Test func stepsOfAStreamRunOneAtATimeInOrderCoalescingPerBindingWithTheEndLast() throws {
     let before = lines().count
-    let decisions = runTogether([
+    let (decisions, _, _) = runTogether([
       step(1, of: "out"),
       step(2, of: "out"),
       step(3, of: "out"),
@@ -391,7 +399,7 @@ final class ActionRunnerTests {
   @Test func streamsAreIndependentAndStepsHaveNoCooldown() throws {
     let before = lines().count
     let command = "echo \"$N start\"; sleep 0.3; echo \"$N end\""
-    let decisions = runTogether([
+    let (decisions, _, _) = runTogether([
       step(1, of: "pan", stream: "/dev/input/event3#1/pan", command: command),
       step(1, of: "pan", stream: "/dev/input/event4#1/pan", command: command),
     ])
@@ -417,14 +425,14 @@ final class ActionRunnerTests {
     // merges them.
     var requests = [step(0, of: "a", command: "sleep 0.3")]
     for index in 1...200 { requests.append(step(index, of: index % 2 == 0 ? "a" : "b", command: command)) }
-    let decisions = runTogether(requests)
+    let (decisions, _, waiting) = runTogether(requests)
     guard case .started = decisions[0] else {
       Issue.record("not started: \(decisions[0])")
       return
     }
     #expect(decisions[1...64].allSatisfy { $0 == .queued })
     #expect(decisions[65...].allSatisfy { if case .coalesced = $0 { true } else { false } })
-    #expect(queue.sync { runner.waitingCount } == 64)
+    #expect(waiting == 64)
     try #require(runner.waitUntilIdle(timeout: 30_000_000))
     let logged = Array(lines().dropFirst(before))
     #expect(
@@ -446,7 +454,7 @@ final class ActionRunnerTests {
     runner.maximumWaitingRuns = 3
     let before = lines().count
     func stream(_ name: String) -> String { "/dev/input/event3#\(name)/pan" }
-    let decisions = runTogether([
+    let (decisions, _, _) = runTogether([
       step(1, of: "hold", stream: stream("a"), command: "sleep 0.3"), step(2, of: "x", stream: stream("a")),
       step(1, of: "hold", stream: stream("b"), command: "sleep 0.3"), step(2, of: "y", stream: stream("b")),
       step(0, of: "x", stream: stream("b"), end: true, steps: 1),
@@ -479,7 +487,7 @@ final class ActionRunnerTests {
     let before = lines().count
     var refused = step(2, of: "b", command: "true")
     refused.user = "nobody"
-    let decisions = runTogether([
+    let (decisions, _, _) = runTogether([
       step(1, of: "a", command: "sleep 0.2"), refused, step(3, of: "c", command: "echo third"),
     ])
     #expect(Array(decisions.dropFirst()) == [.queued, .queued])
@@ -499,11 +507,11 @@ final class ActionRunnerTests {
     requests.append(request("echo \"first ${GESTURED_STEPS:-1}\"", key: "binding#16", label: "first"))
     requests.append(step(1, of: "s", command: "echo second"))
     requests[18].label = "second"
-    let decisions = runTogether(requests)
+    let (decisions, running, waiting) = runTogether(requests)
     #expect(decisions.prefix(16).allSatisfy { if case .started = $0 { true } else { false } })
     #expect(Array(decisions.dropFirst(16)) == [.queued, .coalesced(steps: 2), .queued])
-    #expect(runningCount == 16)
-    #expect(queue.sync { runner.waitingCount } == 2)
+    #expect(running == 16)
+    #expect(waiting == 2)
     try #require(runner.waitUntilIdle(timeout: 10_000_000))
     let logged = Array(lines().dropFirst(before))
     #expect(logged.contains("<4>[first] firing queued: 16 actions are running, the most allowed at once"))
@@ -518,16 +526,18 @@ final class ActionRunnerTests {
   }
 
   @Test func stoppingDropsWaitingRunsAndSaysHowMany() throws {
-    let decisions = runTogether([
+    var dropped = 0
+    // Dropped in the same turn as they were queued: none of them can have started.
+    let (decisions, _, _) = runTogether([
       request("sleep 0.2", key: "lobby#5"), request("true", key: "lobby#5"),
       step(1, of: "a", command: "sleep 0.2"), step(2, of: "b"), step(3, of: "a"),
-    ])
+    ]) { dropped = $0.dropWaitingRuns() }
     guard case .started = decisions[0], case .started = decisions[2] else {
       Issue.record("not started: \(decisions)")
       return
     }
     #expect([decisions[1], decisions[3], decisions[4]] == [.queued, .queued, .queued])
-    #expect(queue.sync { runner.dropWaitingRuns() } == 3)
+    #expect(dropped == 3)
     #expect(lines().contains("<5>stopping: 3 waiting action runs dropped"))
     #expect(queue.sync { runner.waitingCount } == 0)
     try #require(runner.waitUntilIdle(timeout: 5_000_000))
@@ -687,7 +697,7 @@ final class ActionRunnerTests {
     #expect(output(logged).contains("polled"))
     #expect(logged.contains { $0.contains("failed: exit status 4") })
     // A polled exit starts the binding's waiting run too.
-    let decisions = runTogether([request("sleep 0.1"), request("echo next")])
+    let (decisions, _, _) = runTogether([request("sleep 0.1"), request("echo next")])
     #expect(decisions.last == .queued)
     try #require(runner.waitUntilIdle(timeout: 5_000_000))
     #expect(output(lines()).contains("next"))

@@ -20,9 +20,9 @@ regions:
   - { name: burst, area: { x: 0.6, y: 0, width: 0.4, height: 1 } }
 bindings:
   - { gesture: tap, region: hang, name: hang, timeout: 2s,
-      run: 'echo $$ > @DIR@/hang.pid; exec sleep 600' }
+      run: 'read -r up _ < /proc/uptime; echo "$$ $up" > @DIR@/hang.pid; exec sleep 600' }
   - { gesture: tap, region: stubborn, name: stubborn, timeout: 2s,
-      run: "trap '' TERM; echo $$ > @DIR@/stubborn.pid; while :; do sleep 0.2; done" }
+      run: "trap '' TERM; read -r up _ < /proc/uptime; echo \"$$ $up\" > @DIR@/stubborn.pid; while :; do sleep 0.2; done" }
   - { gesture: tap, region: burst, name: burst, cooldown: 0ms,
       run: 'if mkdir @DIR@/burst.lock 2>/dev/null; then echo "${GESTURED_STEPS:-1}" >> @DIR@/burst.runs; sleep 1; rmdir @DIR@/burst.lock; else echo overlap >> @DIR@/burst.overlaps; fi' }
 YAML
@@ -46,21 +46,14 @@ running() {
   read -r -a fields <<< "${line##*) }"
   [ "${fields[0]}" != Z ]
 }
-# started_at PID: when the process started, in seconds since boot (/proc/PID/stat field 22,
-# in clock ticks), the clock /proc/uptime gives.
-ticks="$(getconf CLK_TCK)"
-started_at() {
-  local line fields
-  read -r line < "/proc/$1/stat"
-  read -r -a fields <<< "${line##*) }"
-  awk -v t="${fields[19]}" -v hz="$ticks" 'BEGIN { printf "%.2f", t / hz }'
-}
 uptime_now() { local up _; read -r up _ < /proc/uptime; echo "$up"; }
 
 wait_until 10 "the hanging action to start" test -s "$SCENARIO_DIR/hang.pid"
 wait_until 10 "the action ignoring SIGTERM to start" test -s "$SCENARIO_DIR/stubborn.pid"
-hang_pid="$(cat "$SCENARIO_DIR/hang.pid")" stubborn_pid="$(cat "$SCENARIO_DIR/stubborn.pid")"
-hang_start="$(started_at "$hang_pid")" stubborn_start="$(started_at "$stubborn_pid")"
+# Each action wrote its pid and when it started (seconds since boot, /proc/uptime): under
+# load this script may look only after the process is gone.
+read -r hang_pid hang_start < "$SCENARIO_DIR/hang.pid"
+read -r stubborn_pid stubborn_start < "$SCENARIO_DIR/stubborn.pid"
 hang_end="" stubborn_end=""
 deadline=$((SECONDS + 20))
 while [ -z "$hang_end" ] || [ -z "$stubborn_end" ]; do
