@@ -84,6 +84,14 @@ test: test-unit test-vm
 test-unit: deps
 	$(SWIFT) test --scratch-path $(SCRATCH) $(SWIFT_FLAGS)
 
+# The unit tests under AddressSanitizer, the C shim also under UBSan (Swift has no
+# -sanitize=undefined on Linux), in their own scratch directory (docs/testing.md#sanitizers-make-test-asan).
+ASAN_SCRATCH ?= $(SCRATCH)-asan
+test-asan: deps
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt \
+	  $(SWIFT) test --scratch-path $(ASAN_SCRATCH) --sanitize address \
+	  -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined
+
 # The real-kernel tests (docs/testing.md): installs QEMU, a kernel, udev and virtme-ng when
 # missing, boots one VM and runs Tests/VM/scenarios/*.sh inside against the built binaries.
 test-vm: deps
@@ -198,6 +206,11 @@ fuzz-smoke: fuzz-build
 	  echo "fuzz-smoke: $$target: crashers replayed, $$(grep -o 'number_of_executed_units: *[0-9]*' \
 	    $(FUZZ_DIR)/smoke-$$target.log | grep -o '[0-9]*$$') runs without a crash"; \
 	done
+
+# Speed figures (docs/testing.md#benchmarks) on the release binary: check at the config size
+# cap, replay of protocol A frames with 64 contacts. Measured here, never in unit tests.
+bench: build
+	Tests/Bench/bench.sh $(GESTURED) $(SCRATCH)/bench
 
 format:
 	$(SWIFT) format -i -r Sources Tests Package.swift

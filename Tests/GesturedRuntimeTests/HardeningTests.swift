@@ -105,6 +105,22 @@ struct HardeningTests {
     #expect(lines.last?.hasPrefix("  hint: ") == true)
   }
 
+  @Test func gesturedDevicesPrintsANameWithANewlineOnItsOwnLine() {
+    var command = DevicesCommand()
+    command.defaultPath = directory.file("absent.yaml")
+    let node = InputNode(
+      syspath: "/sys/devices/virtual/input/input9/event9", devnode: "/dev/input/event9",
+      properties: ["ID_INPUT_TOUCHSCREEN": "1", "ID_PATH": "pci-0\nprofile     'forged'"],
+      name: "Panel\nforged")
+    command.listNodes = { .success([node]) }
+    command.probe = { _, _ in .success(DeviceDescription(name: "Panel\n/dev/input/event1  \"forged\"")) }
+    let output = CapturedOutput()
+    #expect(command.run(output: output, errors: CapturedOutput()) == .success)
+    #expect(output.lines.contains(#"/dev/input/event9  "Panel\n/dev/input/event1  "forged"""#), "\(output.text)")
+    #expect(output.lines.contains(#"  ID_PATH     pci-0\nprofile     'forged'"#), "\(output.text)")
+    #expect(!output.lines.contains { $0.hasPrefix("/dev/input/event1") || $0.hasPrefix("profile") })
+  }
+
   @Test func deviceReportsInJSONEscapeDELAndC1() {
     #expect(JSONLine.quoted("a\u{7f}b\u{9b}c") == #""a\u007fb\u009bc""#)
   }
