@@ -67,7 +67,8 @@ RELEASE_FLAGS := --static-swift-stdlib --disable-local-rpath -Xlinker --strip-al
   -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 
 .PHONY: all deps test-deps build run demo test test-unit test-vm install uninstall format lint clean \
-  check-binary man check-man test-completion deb check-deb check-packaging
+  check-binary man check-man test-completion deb check-deb check-packaging \
+  fuzz fuzz-smoke fuzz-build bench test-asan
 
 all: build
 
@@ -120,6 +121,14 @@ test-deps:
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
 	fi
+
+# The unit tests under AddressSanitizer, the C shim also under UBSan (Swift has no
+# -sanitize=undefined on Linux), in their own scratch directory (docs/testing.md#sanitizers-make-test-asan).
+ASAN_SCRATCH ?= $(SCRATCH)-asan
+test-asan: deps
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt \
+	  $(SWIFT) test --scratch-path $(ASAN_SCRATCH) --sanitize address \
+	  -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined
 
 # The real-kernel tests (docs/testing.md): installs QEMU, a kernel, udev and virtme-ng when
 # missing, boots one VM and runs Tests/VM/scenarios/*.sh inside against the built binaries.
@@ -223,6 +232,73 @@ check-deb: deb
 	lintian --info --display-info --fail-on error $(DEB_DIR)/gestured_$$($(GESTURED) --version | cut -d" " -f2)_$$(dpkg --print-architecture).deb
 
 check-packaging: test-deps check-binary check-man test-completion check-deb
+
+# Fuzzing (docs/testing.md#fuzzing): libFuzzer targets in Tests/Fuzz for the evemu reader,
+# the YAML config loader and the raw-event stream into the engine, built with swiftc straight
+# from the sources (SwiftPM would build every product with the fuzzer's main). `make fuzz`
+# runs each for FUZZ_SECONDS, growing a corpus in $(FUZZ_DIR); `make fuzz-smoke` replays the
+# crashers kept in Tests/Fuzz/Crashers and runs each target for FUZZ_SMOKE_SECONDS from the
+# seeds. A crash or a hang (FUZZ_TIMEOUT seconds on one input) fails the target, and the
+# input is written to $(FUZZ_DIR)/crash-TARGET-*: keep it under Tests/Fuzz/Crashers/TARGET.
+SWIFTC ?= swiftc
+FUZZ_DIR := $(SCRATCH)/fuzz
+FUZZ_SECONDS ?= 300
+FUZZ_SMOKE_SECONDS ?= 10
+FUZZ_TIMEOUT ?= 10
+FUZZ_TARGETS := evemu config engine
+FUZZ_SWIFTC := $(SWIFTC) -sanitize=fuzzer,address -O -g -parse-as-library -use-ld=lld
+FUZZ_CORE_SOURCES := $(shell find Sources/GestureCore -name '*.swift')
+FUZZ_CONFIG_SOURCES := $(wildcard Sources/GesturedConfig/*.swift)
+FUZZ_SHARED := Tests/Fuzz/FuzzProfiles.swift
+FUZZ_RUN_FLAGS = -timeout=$(FUZZ_TIMEOUT) -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/crash-$$target-
+
+$(FUZZ_DIR)/libGestureCore.a: $(FUZZ_CORE_SOURCES)
+	mkdir -p $(FUZZ_DIR)
+	$(FUZZ_SWIFTC) -wmo -emit-library -static -module-name GestureCore -emit-module \
+	  -emit-module-path $(FUZZ_DIR)/GestureCore.swiftmodule -o $@ $(FUZZ_CORE_SOURCES)
+
+$(FUZZ_DIR)/libGesturedConfig.a: $(FUZZ_CONFIG_SOURCES) $(FUZZ_DIR)/libGestureCore.a
+	$(FUZZ_SWIFTC) -wmo -emit-library -static -module-name GesturedConfig -emit-module \
+	  -emit-module-path $(FUZZ_DIR)/GesturedConfig.swiftmodule -I $(FUZZ_DIR) -I Sources/CYAML \
+	  -o $@ $(FUZZ_CONFIG_SOURCES)
+
+$(FUZZ_DIR)/fuzz-evemu: Tests/Fuzz/EvemuFuzz.swift
+$(FUZZ_DIR)/fuzz-config: Tests/Fuzz/ConfigFuzz.swift
+$(FUZZ_DIR)/fuzz-engine: Tests/Fuzz/EngineFuzz.swift
+$(addprefix $(FUZZ_DIR)/fuzz-,$(FUZZ_TARGETS)): $(FUZZ_SHARED) $(FUZZ_DIR)/libGesturedConfig.a
+	$(FUZZ_SWIFTC) -I $(FUZZ_DIR) -I Sources/CYAML $(filter Tests/Fuzz/%Fuzz.swift,$^) $(FUZZ_SHARED) -L $(FUZZ_DIR) \
+	  -lGesturedConfig -lGestureCore -lyaml -o $@
+
+fuzz-build: $(addprefix $(FUZZ_DIR)/fuzz-,$(FUZZ_TARGETS))
+
+fuzz: fuzz-build
+	@for target in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_DIR)/corpus-$$target; \
+	  echo "fuzz: $$target for $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_DIR)/fuzz-$$target $(FUZZ_RUN_FLAGS) -max_total_time=$(FUZZ_SECONDS) \
+	    $(FUZZ_DIR)/corpus-$$target Tests/Fuzz/Seeds/$$target 2>$(FUZZ_DIR)/fuzz-$$target.log \
+	    || { tail -40 $(FUZZ_DIR)/fuzz-$$target.log; exit 1; }; \
+	  grep '^stat::\(number_of_executed_units\|average_exec_per_sec\)' $(FUZZ_DIR)/fuzz-$$target.log; \
+	done
+
+fuzz-smoke: fuzz-build
+	@for target in $(FUZZ_TARGETS); do \
+	  if [ -n "$$(ls Tests/Fuzz/Crashers/$$target 2>/dev/null)" ]; then \
+	    $(FUZZ_DIR)/fuzz-$$target $(FUZZ_RUN_FLAGS) Tests/Fuzz/Crashers/$$target/* \
+	      2>$(FUZZ_DIR)/smoke-$$target.log || { tail -40 $(FUZZ_DIR)/smoke-$$target.log; exit 1; }; \
+	  fi; \
+	  rm -rf $(FUZZ_DIR)/smoke-corpus-$$target && mkdir -p $(FUZZ_DIR)/smoke-corpus-$$target; \
+	  $(FUZZ_DIR)/fuzz-$$target $(FUZZ_RUN_FLAGS) -max_total_time=$(FUZZ_SMOKE_SECONDS) \
+	    $(FUZZ_DIR)/smoke-corpus-$$target Tests/Fuzz/Seeds/$$target 2>$(FUZZ_DIR)/smoke-$$target.log \
+	    || { tail -40 $(FUZZ_DIR)/smoke-$$target.log; exit 1; }; \
+	  echo "fuzz-smoke: $$target: crashers replayed, $$(grep -o 'number_of_executed_units: *[0-9]*' \
+	    $(FUZZ_DIR)/smoke-$$target.log | grep -o '[0-9]*$$') runs without a crash"; \
+	done
+
+# Speed figures (docs/testing.md#benchmarks) on the release binary: check at the config size
+# cap, replay of protocol A frames with 64 contacts. Measured here, never in unit tests.
+bench: build
+	Tests/Bench/bench.sh $(GESTURED) $(SCRATCH)/bench
 
 format:
 	$(SWIFT) format -i -r Sources Tests Package.swift

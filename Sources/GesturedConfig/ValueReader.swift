@@ -74,7 +74,9 @@ struct ValueReader {
   private mutating func wrongKind(_ value: Value, expected: String) {
     guard !isInvalid(value.node) else { return }
     // List items have no key to quote: "expected a map for each binding".
-    let subject = value.key == nil ? "each \(value.name)" : "'\(value.name)'"
+    // The top level has neither a key nor siblings: "for the top level".
+    let subject =
+      value.key != nil ? "'\(value.name)'" : value.name.hasPrefix("the ") ? value.name : "each \(value.name)"
     error(value, "expected \(expected) for \(subject), got \(value.node.kindDescription)")
   }
 

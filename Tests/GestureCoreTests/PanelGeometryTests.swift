@@ -221,3 +221,62 @@ struct PanelGeometryTests {
     #expect(PanelGeometry(device: noButton, profile: Profile()) == nil)
   }
 }
+
+/// Values a device (or udev) may send that would otherwise make coordinates of 1e18 mm.
+@Suite("PanelGeometry bounds")
+struct PanelGeometryBoundsTests {
+  /// X spans all of Int32 at 1 unit/mm (4.3e9 mm); Y is one unit wide, yet sends Int32.max.
+  static let extremeDevice = DeviceDescription(
+    name: "extreme", properties: [InputProperty.direct],
+    axes: [
+      AbsCode.mtSlot: AxisInfo(minimum: 0, maximum: 9),
+      AbsCode.mtTrackingID: AxisInfo(minimum: 0, maximum: 65535),
+      AbsCode.mtPositionX: AxisInfo(minimum: .min, maximum: .max, resolution: 1),
+      AbsCode.mtPositionY: AxisInfo(minimum: .min, maximum: .min, resolution: 1),
+    ])
+
+  @Test func positionsFarOutsideTheirAxisAreHeldNearThePanel() {
+    let geometry = PanelGeometry(
+      xAxis: AxisInfo(minimum: 0, maximum: 1), yAxis: AxisInfo(minimum: 0, maximum: 1000))
+    let point = geometry.userPoint(x: .max, y: .min)
+    #expect(point.x == 2 && point.y == -1)
+    // Slightly outside stays as it is.
+    #expect(geometry.userPoint(x: 0, y: 1010).y == 1.01)
+  }
+
+  @Test func aCalibrationOutsideTheConfigsLimitsIsNone() {
+    for calibration in [[1e200, 1e200, 0, 1e200, 1e200, 0], [1, 2, 0, 2, 4, 0], [.nan, 0, 0, 0, 1, 0]] {
+      let geometry = PanelGeometry(
+        xAxis: AxisInfo(minimum: 0, maximum: 100), yAxis: AxisInfo(minimum: 0, maximum: 100),
+        calibration: calibration)
+      #expect(geometry.userPoint(x: 25, y: 50) == Point(x: 0.25, y: 0.5), "\(calibration)")
+    }
+  }
+
+  /// Tests/Fuzz/Crashers/engine/verbose-trace-distance-beyond-int: with tracing on, the tap
+  /// recognizer formatted a move of 1.8e19 mm as an Int and trapped.
+  @Test func aSwappedExtremeDeviceTracesWithoutTrapping() throws {
+    var tapProfile = profile([bind(.tap)])
+    tapProfile.calibration = [0, 1, 0, 1, 0, 0]
+    var engine = try #require(DeviceEngine(device: Self.extremeDevice, profile: tapProfile))
+    engine.tracing = true
+    var out: [GestureEvent] = []
+    func send(_ ms: Int64, _ type: UInt16, _ code: UInt16, _ value: Int32) {
+      engine.handle(
+        RawEvent(time: Timestamp(microseconds: 1_000_000 + ms * 1000), type: type, code: code, value: value),
+        into: &out)
+    }
+    send(0, EventType.abs, AbsCode.mtSlot, 0)
+    send(0, EventType.abs, AbsCode.mtTrackingID, 1)
+    send(0, EventType.abs, AbsCode.mtPositionX, 0)
+    send(0, EventType.abs, AbsCode.mtPositionY, .max)
+    send(0, EventType.syn, SynCode.report, 0)
+    send(10, EventType.abs, AbsCode.mtPositionY, .min)
+    send(10, EventType.syn, SynCode.report, 0)
+    send(50, EventType.abs, AbsCode.mtTrackingID, -1)
+    send(50, EventType.syn, SynCode.report, 0)
+    engine.finish(at: Timestamp(microseconds: 2_000_000), into: &out)
+    #expect(out.isEmpty)
+    #expect(engine.takeTrace().contains { $0.contains("tap: possible → failed (moved") })
+  }
+}

@@ -105,6 +105,22 @@ struct HardeningTests {
     #expect(lines.last?.hasPrefix("  hint: ") == true)
   }
 
+  @Test func gesturedDevicesPrintsANameWithANewlineOnItsOwnLine() {
+    var command = DevicesCommand()
+    command.defaultPath = directory.file("absent.yaml")
+    let node = InputNode(
+      syspath: "/sys/devices/virtual/input/input9/event9", devnode: "/dev/input/event9",
+      properties: ["ID_INPUT_TOUCHSCREEN": "1", "ID_PATH": "pci-0\nprofile     'forged'"],
+      name: "Panel\nforged")
+    command.listNodes = { .success([node]) }
+    command.probe = { _, _ in .success(DeviceDescription(name: "Panel\n/dev/input/event1  \"forged\"")) }
+    let output = CapturedOutput()
+    #expect(command.run(output: output, errors: CapturedOutput()) == .success)
+    #expect(output.lines.contains(#"/dev/input/event9  "Panel\n/dev/input/event1  "forged"""#), "\(output.text)")
+    #expect(output.lines.contains(#"  ID_PATH     pci-0\nprofile     'forged'"#), "\(output.text)")
+    #expect(!output.lines.contains { $0.hasPrefix("/dev/input/event1") || $0.hasPrefix("profile") })
+  }
+
   @Test func deviceReportsInJSONEscapeDELAndC1() {
     #expect(JSONLine.quoted("a\u{7f}b\u{9b}c") == #""a\u007fb\u009bc""#)
   }
@@ -168,5 +184,77 @@ struct HardeningTests {
     #expect(errors.text == "")
     let nobody = try UserIdentity(lookingUp: "nobody")
     #expect(directory.read("uid") == "\(nobody.uid)\n")
+  }
+}
+
+/// Broken configs and recordings, each with the exit status and message it must give
+/// (BadInputs/expected.tsv), through the commands' real code paths: none crashes or hangs.
+@Suite("bad-input matrix", .timeLimit(.minutes(1)))
+struct BadInputTests {
+  static let root = packageRoot + "/Tests/GesturedRuntimeTests/BadInputs"
+
+  struct Case: CustomStringConvertible, Sendable {
+    var file: String
+    var status: Int32
+    var message: String
+    var description: String { file }
+  }
+
+  static let cases: [Case] = {
+    guard let bytes = try? InputFile.read(path: root + "/expected.tsv", maximumSize: 1 << 20) else { return [] }
+    return String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
+      guard !line.hasPrefix("#") else { return nil }
+      let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+      guard fields.count == 3, let status = Int32(fields[1]) else { return nil }
+      return Case(file: fields[0], status: status, message: fields[2])
+    }
+  }()
+
+  @Test func theMatrixHasEveryFileAndEnoughOfThem() {
+    func listed(_ directory: String) -> Set<String> {
+      var names: Set<String> = []
+      guard let handle = opendir(Self.root + "/" + directory) else { return names }
+      defer { closedir(handle) }
+      while let entry = readdir(handle) {
+        let name = withUnsafePointer(to: entry.pointee.d_name) {
+          $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+        }
+        if !name.hasPrefix(".") { names.insert(directory + "/" + name) }
+      }
+      return names
+    }
+    let files = listed("configs").union(listed("recordings"))
+    #expect(Set(Self.cases.map(\.file)) == files)
+    #expect(Self.cases.count { $0.file.hasPrefix("configs/") } >= 30)
+    #expect(Self.cases.count { $0.file.hasPrefix("recordings/") } >= 15)
+  }
+
+  @Test(arguments: cases)
+  func givesItsStatusAndMessage(_ badInput: Case) throws {
+    let directory = TemporaryDirectory()
+    let path = Self.root + "/" + badInput.file
+    let errors = CapturedOutput()
+    let code: ExitCode
+    if badInput.file.hasPrefix("configs/") {
+      code = CheckCommand(configPath: path).run(output: CapturedOutput(), errors: errors)
+    } else {
+      let config = directory.write("good.yaml", configText(bindings: [#"{ gesture: tap, run: "true" }"#]))
+      code = ReplayCommand(configPath: config, recordings: [path]).run(output: CapturedOutput(), errors: errors)
+    }
+    #expect(code.rawValue == badInput.status, "\(errors.text)")
+    let first = try #require(errors.lines.first)
+    #expect(first.hasPrefix(path), "\(first)")
+    // "…" in the expected text stands for anything.
+    var rest = Substring(first.dropFirst(path.count))
+    for (index, part) in badInput.message.split(separator: "…", omittingEmptySubsequences: false).enumerated() {
+      if index == 0 {
+        #expect(rest.hasPrefix(part), "\(first)")
+      }
+      guard let found = rest.firstRange(of: part) else {
+        Issue.record("'\(part)' not in \(first)")
+        return
+      }
+      rest = rest[found.upperBound...]
+    }
   }
 }

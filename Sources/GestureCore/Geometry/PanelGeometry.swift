@@ -53,7 +53,7 @@ public struct PanelGeometry: Hashable, Sendable {
     self.xAxis = xAxis
     self.yAxis = yAxis
     self.rotation = rotation
-    if let c = calibration, c.count == 6 {
+    if let c = calibration, Self.isUsable(calibration: c) {
       self.calibration = (c[0], c[1], c[2], c[3], c[4], c[5])
     } else {
       self.calibration = (1, 0, 0, 0, 1, 0)
@@ -76,6 +76,20 @@ public struct PanelGeometry: Hashable, Sendable {
     }
   }
 
+  /// The config's limits for a calibration (entries within ±1000, |a·e − b·d| ≥ 1e-6), checked
+  /// again here because udev's LIBINPUT_CALIBRATION_MATRIX reaches the geometry unvalidated;
+  /// anything else is taken as no calibration.
+  public static func isUsable(calibration c: [Double]) -> Bool {
+    guard c.count == 6, c.allSatisfy({ $0.isFinite && abs($0) <= 1000 }) else { return false }
+    return abs(c[0] * c[4] - c[1] * c[3]) >= 1e-6
+  }
+
+  /// How far outside its axis range a position may lie, in axis ranges. Real panels stray a
+  /// few units; a device reporting Int32.max on a 0...1 axis would otherwise make positions
+  /// (and the millimetres derived from them) of 1e18 and more. With it, and the bounded
+  /// calibration and size, every coordinate stays within ±5000 panel widths.
+  static let normalizedRange = -1.0...2.0
+
   /// The geometry for a device under a profile, or nil when the device reports no position.
   public init?(device: DeviceDescription, profile: Profile) {
     guard let axes = device.positionAxes else { return nil }
@@ -95,8 +109,12 @@ public struct PanelGeometry: Hashable, Sendable {
 
   /// A device position in axis units → the user's normalized coordinates.
   public func userPoint(x rawX: Int32, y rawY: Int32) -> Point {
-    let nx = (Double(rawX) - Double(xAxis.minimum)) / Double(max(1, Int64(xAxis.maximum) - Int64(xAxis.minimum)))
-    let ny = (Double(rawY) - Double(yAxis.minimum)) / Double(max(1, Int64(yAxis.maximum) - Int64(yAxis.minimum)))
+    let range = Self.normalizedRange
+    func normalized(_ raw: Int32, _ axis: AxisInfo) -> Double {
+      let value = (Double(raw) - Double(axis.minimum)) / Double(max(1, Int64(axis.maximum) - Int64(axis.minimum)))
+      return min(max(value, range.lowerBound), range.upperBound)
+    }
+    let (nx, ny) = (normalized(rawX, xAxis), normalized(rawY, yAxis))
     let (a, b, c, d, e, f) = calibration
     let cx = a * nx + b * ny + c
     let cy = d * nx + e * ny + f
