@@ -98,9 +98,10 @@ demo: build
 	$(GESTURED) check --config $(CONFIG)
 	$(GESTURED) replay --config $(CONFIG) $(EXAMPLE)
 
-# Everything: the unit tests, the package (binary, manual pages, completion, .deb, lintian),
-# then the real-kernel tests in a VM (booted once).
-test: test-unit check-packaging test-vm
+# Everything: the unit tests, each fuzzer briefly (its crashers, then FUZZ_SMOKE_SECONDS),
+# the package (binary, manual pages, completion, .deb, lintian), then the real-kernel tests
+# in a VM (booted once).
+test: test-unit fuzz-smoke check-packaging test-vm
 
 # The unit tests alone, for a quick loop.
 test-unit: deps test-deps
