@@ -12,7 +12,7 @@
 # CMD's; 125 means the VM did not run it to the end (boot failure, time-out).
 #
 # Environment: GESTURED_VM_KERNEL (default: the newest /boot/vmlinuz-*),
-# GESTURED_VM_MEMORY (1G), GESTURED_VM_CPUS (2), GESTURED_VM_TIMEOUT (seconds, 1800),
+# GESTURED_VM_MEMORY (1G), GESTURED_VM_CPUS (2), GESTURED_VM_TIMEOUT (seconds, 2700),
 # GESTURED_VM_VENV (/opt/gestured-vm-venv, where Tests/VM/setup.sh installs virtme-ng).
 # Inside, GESTURED_VM_RESULTS names a writable directory that survives the VM for the run.
 set -euo pipefail
@@ -20,7 +20,7 @@ set -euo pipefail
 venv="${GESTURED_VM_VENV:-/opt/gestured-vm-venv}"
 memory="${GESTURED_VM_MEMORY:-1G}"
 cpus="${GESTURED_VM_CPUS:-2}"
-time_limit="${GESTURED_VM_TIMEOUT:-1800}"
+time_limit="${GESTURED_VM_TIMEOUT:-2700}"
 kernel="${GESTURED_VM_KERNEL:-$(ls -1v /boot/vmlinuz-* 2>/dev/null | tail -n 1)}"
 
 rwdirs=()

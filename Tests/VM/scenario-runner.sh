@@ -4,6 +4,12 @@
 # scenario, and for a failure the scenario's output and its *.log files (the daemon's log).
 # Writes "N passed, N failed[, N skipped]" to RESULTS/summary.
 #
+# TCG makes a loaded host's guest stall for hundreds of milliseconds at a time (a touch
+# script's events arrive late, a deadline fires late), so a scenario that fails is run once
+# more (GESTURED_VM_RETRIES, default 1): its first failure is printed in full as RETRY, and
+# the scenarios that passed only on a retry are named before the summary. A scenario that
+# fails every time fails.
+#
 #   scenario-runner.sh RESULTS SCENARIO.sh...
 #
 # Needs GESTURED and GESTURED_TOUCH in the environment.
@@ -23,12 +29,26 @@ work_root=/run/gestured-scenarios
 echo "vm: kernel $(uname -r), booted in $(cut -d' ' -f1 /proc/uptime) s; $# scenario(s)"
 echo "$(cut -d' ' -f1 /proc/uptime)" > "$results/boot-seconds"
 
+retries="${GESTURED_VM_RETRIES:-1}"
 passed=0
 failed=0
 skipped=0
-for scenario in "$@"; do
-  name="$(basename "$scenario" .sh)"
-  dir="$work_root/$name"
+retried=()
+
+# show_failure NAME DIR: the scenario's output and every log it left.
+show_failure() {
+  echo "  --- output of $1"
+  sed 's/^/  | /' "$2/output.txt"
+  for log in "$2"/*.log; do
+    [ -f "$log" ] || continue
+    echo "  --- $(basename "$log") (last 200 lines)"
+    tail -n 200 "$log" | sed 's/^/  | /'
+  done
+}
+
+# run_scenario SCENARIO NAME DIR: one run; sets status and elapsed.
+run_scenario() {
+  local scenario="$1" name="$2" dir="$3" started limit leader timed_out
   rm -rf "$dir"
   mkdir -p "$dir"
   started=$SECONDS
@@ -61,6 +81,24 @@ for scenario in "$@"; do
     echo "FAIL: timed out after $limit s" >> "$dir/output.txt"
     status=124
   fi
+}
+
+for scenario in "$@"; do
+  name="$(basename "$scenario" .sh)"
+  dir="$work_root/$name"
+  attempt=0
+  while true; do
+    run_scenario "$scenario" "$name" "$dir"
+    case "$status" in 0 | 77) break ;; esac
+    [ "$attempt" -lt "$retries" ] || break
+    attempt=$((attempt + 1))
+    reason="$(sed -n 's/^FAIL: //p' "$dir/output.txt" | head -n 1)"
+    echo "RETRY $name (${elapsed} s): ${reason:-exit status $status}"
+    show_failure "$name" "$dir"
+    mkdir -p "$results/$name.failed-$attempt"
+    (cd "$dir" && find . -type f -print0 | xargs -0 -r cp --parents -t "$results/$name.failed-$attempt")
+  done
+  if [ "$status" -eq 0 ] && [ "$attempt" -gt 0 ]; then retried+=("$name"); fi
   case "$status" in
     0)
       passed=$((passed + 1))
@@ -74,13 +112,7 @@ for scenario in "$@"; do
       failed=$((failed + 1))
       reason="$(sed -n 's/^FAIL: //p' "$dir/output.txt" | head -n 1)"
       echo "FAIL $name (${elapsed} s): ${reason:-exit status $status}"
-      echo "  --- output of $name"
-      sed 's/^/  | /' "$dir/output.txt"
-      for log in "$dir"/*.log; do
-        [ -f "$log" ] || continue
-        echo "  --- $(basename "$log") (last 200 lines)"
-        tail -n 200 "$log" | sed 's/^/  | /'
-      done
+      show_failure "$name" "$dir"
       ;;
   esac
   # Keep the scenario's files for the host (sockets and FIFOs are left out).
@@ -88,6 +120,9 @@ for scenario in "$@"; do
   (cd "$dir" && find . -type f -print0 | xargs -0 -r cp --parents -t "$results/$name")
 done
 
+if [ "${#retried[@]}" -gt 0 ]; then
+  echo "vm: passed only on a retry (${#retried[@]}): ${retried[*]}" | tee "$results/retried"
+fi
 summary="$passed passed, $failed failed"
 if [ "$skipped" -gt 0 ]; then summary+=", $skipped skipped"; fi
 echo "$summary" > "$results/summary"
