@@ -164,6 +164,7 @@ public enum Invocation: Sendable {
         }
         configGiven = true
       case .option("--verbose", nil), .option("-v", nil): options.verbose = true
+      case .option("--pretty", nil) where command == "monitor": options.pretty = true
       case .option(let name, _):
         return .failure(.usageError(message: "\(prefix)unknown option '\(name)'", hint: hint))
       case .positional(let argument):

@@ -7,7 +7,7 @@ public enum Usage {
 
     Usage:
       gestured [--config FILE] [--verbose]
-      gestured monitor [--config FILE] [--verbose]
+      gestured monitor [--config FILE] [--verbose] [--pretty]
       gestured devices [--config FILE]
       gestured check --config FILE
       gestured replay --config FILE [--device DESC] [--run-actions] [--verbose] RECORDING...
@@ -44,7 +44,7 @@ public enum Usage {
     """
 
   public static let monitor = """
-    Usage: gestured monitor [--config FILE] [--verbose]
+    Usage: gestured monitor [--config FILE] [--verbose] [--pretty]
 
     The operator's live dry run: opens the touchscreens the config's profiles take, as the
     daemon would, and prints every gesture that would fire as one JSON object per line (the
@@ -57,6 +57,10 @@ public enum Usage {
     Options:
       -c, --config FILE   The config file (default /etc/gestured/gestured.yaml).
       -v, --verbose       Also log every recognizer transition on stderr.
+      --pretty            Human text instead of JSON: the devices, each contact as it
+                          moves (mm from the top left), each recognizer's state, and
+                          the firings. On a terminal the view is redrawn in place;
+                          otherwise one line per change is appended.
       -h, --help          Show this help.
 
     """
