@@ -110,8 +110,9 @@ test-unit: deps test-deps
 # What the tests use beyond the build: libevemu3, evemu's own reader, which the generator
 # tests read their recordings back with (they say "skipped" without it); for
 # check-packaging, scdoc (the manual pages), man-db and groff-base (man --warnings),
-# dpkg-dev (dpkg-shlibdeps) and lintian.
-TEST_APT_PACKAGES := libevemu3 scdoc man-db groff-base dpkg-dev lintian
+# dpkg-dev (dpkg-shlibdeps) and lintian; librsvg2-bin (rsvg-convert), which the trace
+# picture test renders with.
+TEST_APT_PACKAGES := libevemu3 scdoc man-db groff-base dpkg-dev lintian librsvg2-bin
 test-deps:
 	@missing=""; for package in $(TEST_APT_PACKAGES); do \
 	  [ "$$(dpkg-query -W -f='$${Status}' $$package 2>/dev/null)" = "install ok installed" ] || \

@@ -6,6 +6,8 @@ public enum Invocation: Sendable {
   case version
   case check(CheckCommand)
   case replay(ReplayCommand)
+  /// `gestured trace --config FILE RECORDING --svg OUT`: a picture of a recording.
+  case trace(TraceCommand)
   /// `gestured [--config FILE] [--verbose]`: the daemon.
   case daemon(Daemon.Options)
   /// `gestured monitor`: the daemon's recognition on live devices, JSON lines, no actions.
@@ -28,6 +30,7 @@ public enum Invocation: Sendable {
       case nil: return .help(Usage.tool)
       case "check": return .help(Usage.check)
       case "replay": return .help(Usage.replay)
+      case "trace": return .help(Usage.trace)
       case "monitor": return .help(Usage.monitor)
       case "devices": return .help(Usage.devices)
       case "record": return .help(Usage.record)
@@ -35,6 +38,7 @@ public enum Invocation: Sendable {
       }
     case "check": return parseCheck(rest)
     case "replay": return parseReplay(rest)
+    case "trace": return parseTrace(rest)
     case "monitor":
       return parseDaemonOptions(rest, command: "monitor", help: Usage.monitor).map { .monitor($0) }
     case "devices": return parseDevices(rest)
@@ -48,7 +52,7 @@ public enum Invocation: Sendable {
 
   private static func unknownCommand(_ name: String) -> Invocation {
     .usageError(
-      message: "unknown command '\(name)'; the commands are check, replay, record, monitor and devices",
+      message: "unknown command '\(name)'; the commands are check, replay, trace, record, monitor and devices",
       hint: "Run 'gestured --help' for usage.")
   }
 
@@ -160,6 +164,7 @@ public enum Invocation: Sendable {
         }
         configGiven = true
       case .option("--verbose", nil), .option("-v", nil): options.verbose = true
+      case .option("--pretty", nil) where command == "monitor": options.pretty = true
       case .option(let name, _):
         return .failure(.usageError(message: "\(prefix)unknown option '\(name)'", hint: hint))
       case .positional(let argument):
@@ -167,6 +172,50 @@ public enum Invocation: Sendable {
       }
     }
     return .success(options)
+  }
+
+  private static func parseTrace(_ arguments: [String]) -> Invocation {
+    if asksForHelp(arguments) { return .help(Usage.trace) }
+    let hint = "Run 'gestured trace --help' for usage."
+    var scanner = OptionScanner(arguments: arguments, command: "trace", hint: hint)
+    var config: String?
+    var device: String?
+    var svg: String?
+    var recording: String?
+    while let item = scanner.next() {
+      switch item {
+      case .help: return .help(Usage.trace)
+      case .option(let name, let value) where ["--config", "-c", "--device", "--svg"].contains(name):
+        let option = name == "-c" ? "--config" : name
+        let given = option == "--config" ? config : option == "--device" ? device : svg
+        guard given == nil else { return .usageError(message: "trace: \(option) given twice", hint: hint) }
+        let path: String
+        if option == "--svg", value == nil, scanner.peek == "-" {
+          path = scanner.take()
+        } else {
+          switch scanner.value(for: option, attached: value) {
+          case .success(let value): path = value
+          case .failure(let error): return error.invocation
+          }
+        }
+        switch option {
+        case "--config": config = path
+        case "--device": device = path
+        default: svg = path
+        }
+      case .option(let name, _):
+        return .usageError(message: "trace: unknown option '\(name)'", hint: hint)
+      case .positional(let argument):
+        guard recording == nil else {
+          return .usageError(message: "trace: one RECORDING at a time ('\(argument)' is a second)", hint: hint)
+        }
+        recording = argument
+      }
+    }
+    guard let config else { return .usageError(message: "trace: --config FILE is required", hint: hint) }
+    guard let recording else { return .usageError(message: "trace: no RECORDING given", hint: hint) }
+    guard let svg else { return .usageError(message: "trace: --svg OUT.svg is required", hint: hint) }
+    return .trace(TraceCommand(configPath: config, devicePath: device, recording: recording, svgPath: svg))
   }
 
   private static func parseReplay(_ arguments: [String]) -> Invocation {
@@ -268,6 +317,14 @@ private struct OptionScanner {
   }
 
   private var prefix: String { command.map { $0 + ": " } ?? "" }
+
+  /// The next argument, not consumed.
+  var peek: String? { index < arguments.count ? arguments[index] : nil }
+
+  mutating func take() -> String {
+    index += 1
+    return arguments[index - 1]
+  }
 
   /// The option's value: the part after `=`, else the next argument.
   mutating func value(for option: String, attached: String?) -> Result<String, Failure> {

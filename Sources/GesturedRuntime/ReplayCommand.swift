@@ -195,7 +195,7 @@ public struct ReplayCommand: Sendable {
   static let maximumRecordingSize = 512 << 20
 
   /// Reads and parses one evemu file: 66 when it cannot be read, 65 at its first bad line.
-  private static func load(_ path: String, errors: some OutputSink) -> Result<Recording, ExitCode> {
+  static func load(_ path: String, errors: some OutputSink) -> Result<Recording, ExitCode> {
     let bytes: [UInt8]
     do {
       bytes = try InputFile.read(path: path, maximumSize: maximumRecordingSize)

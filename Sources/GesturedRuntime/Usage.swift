@@ -7,10 +7,11 @@ public enum Usage {
 
     Usage:
       gestured [--config FILE] [--verbose]
-      gestured monitor [--config FILE] [--verbose]
+      gestured monitor [--config FILE] [--verbose] [--pretty]
       gestured devices [--config FILE]
       gestured check --config FILE
       gestured replay --config FILE [--device DESC] [--run-actions] [--verbose] RECORDING...
+      gestured trace --config FILE [--device DESC] RECORDING --svg OUT.svg
       gestured record DEVICE
       gestured help [COMMAND]
       gestured --version
@@ -27,6 +28,8 @@ public enum Usage {
       check    Validate a config file and print every error with FILE:LINE:COLUMN.
       replay   Run evemu recordings through the recognizers and print each gesture that
                would fire, one JSON object per line.
+      trace    Draw one recording as an SVG picture of the panel: regions, every
+               finger's path, what fired where, and why the rest fired nothing.
       record   Record a touchscreen's events as an evemu recording on stdout, for
                replay; Ctrl-C stops.
 
@@ -41,7 +44,7 @@ public enum Usage {
     """
 
   public static let monitor = """
-    Usage: gestured monitor [--config FILE] [--verbose]
+    Usage: gestured monitor [--config FILE] [--verbose] [--pretty]
 
     The operator's live dry run: opens the touchscreens the config's profiles take, as the
     daemon would, and prints every gesture that would fire as one JSON object per line (the
@@ -54,6 +57,10 @@ public enum Usage {
     Options:
       -c, --config FILE   The config file (default /etc/gestured/gestured.yaml).
       -v, --verbose       Also log every recognizer transition on stderr.
+      --pretty            Human text instead of JSON: the devices, each contact as it
+                          moves (mm from the top left), each recognizer's state, and
+                          the firings. On a terminal the view is redrawn in place;
+                          otherwise one line per change is appended.
       -h, --help          Show this help.
 
     """
@@ -116,6 +123,31 @@ public enum Usage {
 
     Exit status: 0 success, 65 a recording has a bad line or no device, 66 a file cannot
     be read, 78 the config has errors.
+
+    """
+
+  public static let trace = """
+    Usage: gestured trace --config FILE [--device DESC] RECORDING --svg OUT.svg
+
+    Runs RECORDING through the same recognizers as 'gestured replay' and draws one SVG
+    picture of the panel as the user sees it (after calibration and rotation, at its true
+    aspect ratio): the profile's regions, named; every contact's path in its own colour,
+    its start (dot) and end (square) marked, with dots at regular times along it and its
+    duration at its end; a diamond where each binding fired, with its name and time (steps
+    of a continuous gesture: one mark with their count); and a legend with one line per
+    touch sequence saying what it fired, or why it fired nothing (moved too far, too slow,
+    nothing bound for that many fingers...). A summary line goes to stderr. View the
+    picture in a browser, or make a PNG: rsvg-convert OUT.svg > OUT.png
+
+    Options:
+      -c, --config FILE   The config file (required).
+      --device DESC       Take the device from DESC, as replay does.
+      --svg OUT.svg       Where to write the picture (required; - for stdout).
+      -h, --help          Show this help.
+
+    Exit status: 0 written, 64 usage error, 65 the recording has a bad line or no device
+    (or no profile takes it), 66 a file cannot be read, 74 OUT.svg cannot be written,
+    78 the config has errors.
 
     """
 

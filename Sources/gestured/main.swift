@@ -31,6 +31,8 @@ case .check(let command):
   status = command.run(output: output, errors: errors)
 case .replay(let command):
   status = command.run(output: output, errors: errors)
+case .trace(let command):
+  status = command.run(output: output, errors: errors)
 case .devices(let command):
   status = command.run(output: output, errors: errors)
 case .record(let command):

@@ -15,7 +15,7 @@ nodes="$(mktemp -d)"
 trap 'rm -rf "$work" "$nodes"' EXIT
 cd "$work"
 mkdir -p configs/nested
-touch kiosk.yaml map.yml notes.txt taps.evemu other.evemu configs/lobby.yaml configs/readme
+touch kiosk.yaml map.yml notes.txt taps.evemu other.evemu picture.svg configs/lobby.yaml configs/readme
 # Stand-ins for /dev/input: record offers the event nodes, not the others.
 touch "$nodes/event0" "$nodes/event12" "$nodes/mouse0"
 _gestured_input_nodes="$nodes/event*"
@@ -40,7 +40,7 @@ expect() {
   fi
 }
 
-expect "gestured " "check devices help monitor record replay"
+expect "gestured " "check devices help monitor record replay trace"
 expect "gestured re" "record replay"
 expect "gestured -" "--config --help --verbose --version"
 expect "gestured --config " "configs/ kiosk.yaml map.yml"
@@ -51,15 +51,19 @@ expect "gestured --config kiosk.yaml mon" "monitor"
 expect "gestured check --" "--config --help"
 expect "gestured check --config " "configs/ kiosk.yaml map.yml"
 expect "gestured devices -" "--config --help"
-expect "gestured monitor --config kiosk.yaml -" "--config --help --verbose"
+expect "gestured monitor --config kiosk.yaml -" "--config --help --pretty --verbose"
 expect "gestured replay -" "--config --device --help --run-actions --verbose"
 expect "gestured replay --config kiosk.yaml " "configs/ other.evemu taps.evemu"
 expect "gestured replay --device n" "notes.txt"
+expect "gestured trace -" "--config --device --help --svg"
+expect "gestured trace --config kiosk.yaml " "configs/ other.evemu taps.evemu"
+expect "gestured trace --config kiosk.yaml taps.evemu --svg " "configs/ picture.svg"
+expect "gestured trace --svg=p" "picture.svg"
 expect "gestured record " "$nodes/event0 $nodes/event12"
 expect "gestured record $nodes/event1" "$nodes/event12"
 expect "gestured record $nodes/event0 " ""
 expect "gestured record -" "--help"
-expect "gestured help " "check devices help monitor record replay"
+expect "gestured help " "check devices help monitor record replay trace"
 expect "gestured help check " ""
 [[ "$(complete -p gestured)" == "complete -F _gestured gestured" ]] || {
   echo "FAIL: not registered: $(complete -p gestured 2>&1)"

@@ -7,8 +7,9 @@ public struct DeviceEngine {
   public let device: DeviceDescription
   public let profile: Profile
   public let geometry: PanelGeometry
-  private var assembler: FrameAssembler
-  private var arbiter: GestureArbiter
+  // Internal for DeviceEngine+Observing.swift.
+  private(set) var assembler: FrameAssembler
+  var arbiter: GestureArbiter
 
   /// nil when the device cannot report a position (no usable axes).
   public init?(device: DeviceDescription, profile: Profile) {

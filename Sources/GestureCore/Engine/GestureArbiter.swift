@@ -57,6 +57,15 @@ struct GestureArbiter {
     get { tracer.lines }
     set { tracer.lines = newValue }
   }
+  /// Structured records (`TraceRecord`) while on; taken with `takeRecords()`.
+  var keepsRecords: Bool {
+    get { tracer.keepsRecords }
+    set { tracer.keepsRecords = newValue }
+  }
+  mutating func takeRecords() -> [TraceRecord] {
+    defer { tracer.records.removeAll(keepingCapacity: true) }
+    return tracer.records
+  }
   /// Inputs that cannot happen if the frame assembler and this arbiter are right (a contact
   /// moving that never landed, an event the sequence state has no transition for). Counted
   /// always, traced when tracing: never silently ignored.
@@ -253,6 +262,7 @@ struct GestureArbiter {
       return false
     }
     if tracing { note("sequence: \(old) → \(event) → \(new)") }
+    if tracer.keepsRecords { tracer.keep(.sequence(state: new.description, event: event.description)) }
     state = new
     return true
   }
@@ -273,6 +283,7 @@ struct GestureArbiter {
         "sequence began at (\(formatted(start.x * 100))%, \(formatted(start.y * 100))%) region \(region), #\(sequence.number)"
       )
     }
+    if tracer.keepsRecords { tracer.keep(.sequenceBegan(number: sequence.number, region: sequence.region)) }
     transition(.fingerDown)
     fingersLanded()
     let near = isNearChain(change.position)
@@ -387,9 +398,11 @@ struct GestureArbiter {
   private mutating func finish(_ action: MultiTapRecognizer.Action, into output: inout [GestureEvent]) {
     guard case .end(let chain) = action else { return }
     if tracing { note("tap chain ended: \(chain.taps) × \(chain.fingers)-finger") }
-    guard let binding = index.sequence(region: chain.region, fingers: chain.fingers).taps[chain.taps] else {
-      return
+    let binding = index.sequence(region: chain.region, fingers: chain.fingers).taps[chain.taps]
+    if tracer.keepsRecords {
+      tracer.keep(.tapChainEnded(taps: chain.taps, fingers: chain.fingers, region: chain.region, bound: binding != nil))
     }
+    guard let binding else { return }
     output.append(
       GestureEvent(
         time: now, binding: binding, gesture: .tap, sequence: sequence.number, fingers: chain.fingers,

@@ -104,9 +104,20 @@ struct Tracer {
   /// The time lines are stamped with.
   var now = Timestamp(microseconds: 0)
 
+  /// Structured records (`TraceRecord`) are kept while this is on (trace pictures, the
+  /// monitor's live view), independently of the text lines.
+  var keepsRecords = false
+  var records: [TraceRecord] = []
+
   mutating func record<State: CustomStringConvertible>(_ name: String, _ t: Transition<State>?) {
-    guard isOn, let t else { return }
-    lines.append("\(now) \(name): \(t.from) → \(t.event) → \(t.to)")
+    guard let t else { return }
+    if isOn { lines.append("\(now) \(name): \(t.from) → \(t.event) → \(t.to)") }
+    if keepsRecords { records.append(TraceRecord(recognizer: name, transition: t, at: now)) }
+  }
+
+  /// Call as `if tracer.keepsRecords { tracer.keep(…) }`.
+  mutating func keep(_ what: TraceRecord.What) {
+    records.append(TraceRecord(time: now, what: what))
   }
 
   /// Call as `if tracer.isOn { tracer.note(…) }` so that nothing is formatted when off.

@@ -59,7 +59,7 @@ struct Transition<State> {
 
 /// Why a recognizer gave up on a sequence. Values, not strings: nothing is formatted unless
 /// the trace is on.
-enum RecognizerFailure: Error, Equatable, CustomStringConvertible {
+public enum RecognizerFailure: Error, Hashable, Sendable, CustomStringConvertible {
   case moved(millimetres: Double, limit: Double)
   case heldTooLong
   case lifted
@@ -83,7 +83,7 @@ enum RecognizerFailure: Error, Equatable, CustomStringConvertible {
     }
   }
 
-  var description: String {
+  public var description: String {
     switch self {
     case .moved(let mm, let limit): "moved \(formatted(mm)) mm > \(formatted(limit)) mm"
     case .heldTooLong: "held too long"

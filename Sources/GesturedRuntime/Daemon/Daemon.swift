@@ -28,10 +28,13 @@ public final class Daemon: @unchecked Sendable {
   public struct Options: Sendable, Hashable {
     public var configPath: String
     public var verbose: Bool
+    /// `monitor --pretty`: human text (`LiveView`) instead of JSON lines.
+    public var pretty: Bool
 
-    public init(configPath: String = Daemon.defaultConfigPath, verbose: Bool = false) {
+    public init(configPath: String = Daemon.defaultConfigPath, verbose: Bool = false, pretty: Bool = false) {
       self.configPath = configPath
       self.verbose = verbose
+      self.pretty = pretty
     }
   }
 
@@ -107,6 +110,8 @@ public final class Daemon: @unchecked Sendable {
   static let handledSignals = [SIGHUP, SIGTERM, SIGINT]
   /// Reused for every drain, so reading events allocates nothing once it has grown.
   private var firings: [GestureEvent] = []
+  /// `monitor --pretty` only; nil otherwise, so nothing is formatted or kept for it.
+  private var liveView: LiveViewOutput?
 
   /// Loads the config (exit codes as `gestured check`) and prepares; `start()` runs.
   public static func make(
@@ -139,6 +144,7 @@ public final class Daemon: @unchecked Sendable {
     self.output = output
     self.notifier = notifier
     limit.maximum = configuration.maximumDevices
+    if mode == .monitor && options.pretty { liveView = LiveViewOutput(output: output) }
   }
 
   /// Reads and validates the config; logs every diagnostic. As root, a config others could
@@ -311,6 +317,7 @@ public final class Daemon: @unchecked Sendable {
       return
     }
     engine.tracing = options.verbose
+    engine.keepsRecords = liveView != nil
     // Start from the kernel's positions, which it will not resend while they do not change.
     var nothing: [GestureEvent] = []
     for event in evdev.currentPositions(at: MonotonicClock.now()) { engine.handle(event, into: &nothing) }
@@ -334,7 +341,12 @@ public final class Daemon: @unchecked Sendable {
     logger.info(
       "\(node.devnode) '\(evdev.description.name)': profile '\(profile.name)', protocol \(evdev.description.touchProtocol.map { "\($0)" } ?? "?"), \(Self.wholeMillimetres(geometry.width))×\(Self.wholeMillimetres(geometry.height)) mm\(geometry.sizeSource == .guessed ? " (guessed: set size: in the profile)" : "")"
     )
-    if mode == .monitor { report(event: "added", device: device) }
+    if let liveView {
+      liveView.deviceAdded(
+        devnode: node.devnode, name: device.name, profile: profile, geometry: geometry, at: MonotonicClock.now())
+    } else if mode == .monitor {
+      report(event: "added", device: device)
+    }
   }
 
   /// A panel side for the log; a device's axis ranges can make it too large for an Int.
@@ -354,7 +366,11 @@ public final class Daemon: @unchecked Sendable {
     if let token = device.token { multiplexer.unwatch(token) }
     device.evdev.close()
     logger.info("\(device.node.devnode) '\(device.name)': removed")
-    if mode == .monitor { report(event: "removed", device: device) }
+    if let liveView {
+      liveView.deviceRemoved(devnode: device.node.devnode, at: MonotonicClock.now())
+    } else if mode == .monitor {
+      report(event: "removed", device: device)
+    }
   }
 
   private func report(event: String, device: OpenDevice) {
@@ -389,6 +405,11 @@ public final class Daemon: @unchecked Sendable {
         cancelIfLate(device, now: event.time)
       }
       device.engine.handle(event, into: &firings)
+      if let liveView, let frame = device.engine.completedFrame {
+        // The frame first: what the fingers did, then what the recognizers made of it.
+        liveView.frame(frame, devnode: device.node.devnode)
+        liveView.records(device.engine.takeRecords(), devnode: device.node.devnode)
+      }
     }
     fire(device)
     switch result {
@@ -450,6 +471,7 @@ public final class Daemon: @unchecked Sendable {
       )
       device.impossibleLogged = device.engine.impossibleInputs
     }
+    liveView?.records(device.engine.takeRecords(), devnode: device.node.devnode)
     for event in firings {
       guard let firing = ResolvedFiring(event: event, profile: device.profile, actions: device.actions) else {
         logger.error("\(device.node.devnode): a gesture named a binding the profile does not have (a bug)")
@@ -459,7 +481,11 @@ public final class Daemon: @unchecked Sendable {
       guard let command = firing.command else { continue }
       switch mode {
       case .monitor:
-        output.write(FiringReport.jsonLine(file: device.node.devnode, deviceName: device.name, firing: firing) + "\n")
+        if let liveView {
+          liveView.fired(firing, devnode: device.node.devnode)
+        } else {
+          output.write(FiringReport.jsonLine(file: device.node.devnode, deviceName: device.name, firing: firing) + "\n")
+        }
       case .actions:
         let environment = ActionEnvironment(
           firing: firing, deviceName: device.name, devnode: device.node.devnode, path: ActionEnvironment.currentPath())
@@ -472,6 +498,7 @@ public final class Daemon: @unchecked Sendable {
       }
     }
     firings.removeAll(keepingCapacity: true)
+    liveView?.show()
   }
 
   /// How the runner schedules a firing's run. Steps and ends queue in the stream of one
