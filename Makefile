@@ -11,6 +11,7 @@
 #   make deb        the Debian package $(SCRATCH)/gestured_VERSION_amd64.deb (docs/packaging.md)
 #   make check-packaging  what CI checks about the package: the binary, the manual pages,
 #                   the bash completion, the .deb and lintian
+#   make bench      the figures of BENCHMARKS.md this machine measures (core, replay)
 #
 # SCRATCH picks SwiftPM's build directory (default .build), so several checkouts or
 # engineers can build side by side: `make test SCRATCH=.build-mine`.
@@ -67,7 +68,7 @@ RELEASE_FLAGS := --static-swift-stdlib --disable-local-rpath -Xlinker --strip-al
   -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 
 .PHONY: all deps test-deps build run demo test test-unit test-vm install uninstall format lint clean \
-  check-binary man check-man test-completion deb check-deb check-packaging
+  check-binary man check-man test-completion deb check-deb check-packaging bench
 
 all: build
 
@@ -223,6 +224,19 @@ check-deb: deb
 	lintian --info --display-info --fail-on error $(DEB_DIR)/gestured_$$($(GESTURED) --version | cut -d" " -f2)_$$(dpkg --print-architecture).deb
 
 check-packaging: test-deps check-binary check-man test-completion check-deb
+
+# The figures of BENCHMARKS.md measured without a VM: the core over the generated stream
+# (gestured-bench, with the malloc-counting preload for allocations per frame) and
+# `gestured replay` of a generated 5 M-event recording (time and peak RSS by /usr/bin/time).
+BENCH_DIR := $(SCRATCH)/bench
+MALLOC_COUNT := $(BENCH_DIR)/malloc-count.so
+$(MALLOC_COUNT): Tests/Benchmarks/malloc-count.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall -Werror -shared -fPIC -o $@ $<
+
+bench: build $(MALLOC_COUNT)
+	$(BUILD) -c release $(RELEASE_FLAGS) --product gestured-bench
+	Tests/Benchmarks/bench.sh $(GESTURED) $(SCRATCH)/release/gestured-bench $(abspath $(MALLOC_COUNT)) $(BENCH_DIR)
 
 format:
 	$(SWIFT) format -i -r Sources Tests Package.swift
