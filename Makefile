@@ -12,6 +12,7 @@
 #   make check-packaging  what CI checks about the package: the binary, the manual pages,
 #                   the bash completion, the .deb and lintian
 #   make bench      the figures of BENCHMARKS.md this machine measures (core, replay)
+#   make bench-vm   the live path in a VM: gestured's CPU against lisgd's on one stream
 #
 # SCRATCH picks SwiftPM's build directory (default .build), so several checkouts or
 # engineers can build side by side: `make test SCRATCH=.build-mine`.
@@ -68,7 +69,7 @@ RELEASE_FLAGS := --static-swift-stdlib --disable-local-rpath -Xlinker --strip-al
   -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 
 .PHONY: all deps test-deps build run demo test test-unit test-vm install uninstall format lint clean \
-  check-binary man check-man test-completion deb check-deb check-packaging bench
+  check-binary man check-man test-completion deb check-deb check-packaging bench bench-vm
 
 all: build
 
@@ -237,6 +238,19 @@ $(MALLOC_COUNT): Tests/Benchmarks/malloc-count.c
 bench: build $(MALLOC_COUNT)
 	$(BUILD) -c release $(RELEASE_FLAGS) --product gestured-bench
 	Tests/Benchmarks/bench.sh $(GESTURED) $(SCRATCH)/release/gestured-bench $(abspath $(MALLOC_COUNT)) $(BENCH_DIR)
+
+# The live path (BENCHMARKS.md): one VM boot, gestured (the static `make build`) and Debian's
+# lisgd alternately on one virtual panel, CPU ticks of each over the same stream of swipes.
+bench-vm: build
+	@command -v lisgd >/dev/null || { echo "bench-vm: installing lisgd"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y lisgd; }
+	$(SUDO) Tests/VM/setup.sh
+	$(BUILD) -c release $(RELEASE_FLAGS) --product gestured-touch
+	rm -rf $(BENCH_DIR)/vm && mkdir -p $(BENCH_DIR)/vm
+	Tests/VM/run-in-vm.sh --rwdir $(abspath $(BENCH_DIR)/vm) -- env GESTURED=$(abspath $(GESTURED)) \
+	  GESTURED_TOUCH=$(abspath $(SCRATCH)/release/gestured-touch) \
+	  Tests/Benchmarks/live-in-vm.sh $(abspath $(BENCH_DIR)/vm) 3
+	@cat $(BENCH_DIR)/vm/strace-gestured.txt
 
 format:
 	$(SWIFT) format -i -r Sources Tests Package.swift
