@@ -11,6 +11,8 @@
 #   make deb        the Debian package $(SCRATCH)/gestured_VERSION_amd64.deb (docs/packaging.md)
 #   make check-packaging  what CI checks about the package: the binary, the manual pages,
 #                   the bash completion, the .deb and lintian
+#   make bench      the figures of BENCHMARKS.md this machine measures (core, replay)
+#   make bench-vm   the live path in a VM: gestured's CPU against lisgd's on one stream
 #
 # SCRATCH picks SwiftPM's build directory (default .build), so several checkouts or
 # engineers can build side by side: `make test SCRATCH=.build-mine`.
@@ -68,7 +70,7 @@ RELEASE_FLAGS := --static-swift-stdlib --disable-local-rpath -Xlinker --strip-al
 
 .PHONY: all deps test-deps build run demo test test-unit test-vm install uninstall format lint clean \
   check-binary man check-man test-completion deb check-deb check-packaging \
-  fuzz fuzz-smoke fuzz-build bench test-asan
+  fuzz fuzz-smoke fuzz-build bench bench-vm test-asan
 
 all: build
 
@@ -297,10 +299,34 @@ fuzz-smoke: fuzz-build
 	    $(FUZZ_DIR)/smoke-$$target.log | grep -o '[0-9]*$$') runs without a crash"; \
 	done
 
-# Speed figures (docs/testing.md#benchmarks) on the release binary: check at the config size
-# cap, replay of protocol A frames with 64 contacts. Measured here, never in unit tests.
-bench: build
-	Tests/Bench/bench.sh $(GESTURED) $(SCRATCH)/bench
+# The figures measured without a VM: the core over the generated stream (gestured-bench,
+# with the malloc-counting preload for allocations per frame) and `gestured replay` of a
+# generated 5 M-event recording (time and peak RSS by /usr/bin/time), for BENCHMARKS.md;
+# `gestured check` at the config size cap and protocol A frames with 64 contacts, for
+# docs/testing.md#benchmarks. Measured here, never in unit tests.
+BENCH_DIR := $(SCRATCH)/bench
+MALLOC_COUNT := $(BENCH_DIR)/malloc-count.so
+$(MALLOC_COUNT): Tests/Benchmarks/malloc-count.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall -Werror -shared -fPIC -o $@ $<
+
+bench: build $(MALLOC_COUNT)
+	$(BUILD) -c release $(RELEASE_FLAGS) --product gestured-bench
+	Tests/Benchmarks/bench.sh $(GESTURED) $(SCRATCH)/release/gestured-bench $(abspath $(MALLOC_COUNT)) $(BENCH_DIR)
+	Tests/Benchmarks/config-and-matching.sh $(GESTURED) $(BENCH_DIR)/config-and-matching
+
+# The live path (BENCHMARKS.md): one VM boot, gestured (the static `make build`) and Debian's
+# lisgd alternately on one virtual panel, CPU ticks of each over the same stream of swipes.
+bench-vm: build
+	@command -v lisgd >/dev/null || { echo "bench-vm: installing lisgd"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y lisgd; }
+	$(SUDO) Tests/VM/setup.sh
+	$(BUILD) -c release $(RELEASE_FLAGS) --product gestured-touch
+	rm -rf $(BENCH_DIR)/vm && mkdir -p $(BENCH_DIR)/vm
+	Tests/VM/run-in-vm.sh --rwdir $(abspath $(BENCH_DIR)/vm) -- env GESTURED=$(abspath $(GESTURED)) \
+	  GESTURED_TOUCH=$(abspath $(SCRATCH)/release/gestured-touch) \
+	  Tests/Benchmarks/live-in-vm.sh $(abspath $(BENCH_DIR)/vm) 3
+	@cat $(BENCH_DIR)/vm/strace-gestured.txt
 
 format:
 	$(SWIFT) format -i -r Sources Tests Package.swift

@@ -31,6 +31,8 @@ let package = Package(
     // Scripted touches → raw events / evemu recordings, for tests and the VM harness.
     .target(name: "TouchScript", dependencies: ["GestureCore"]),
     .executableTarget(name: "gestured-touch", dependencies: ["TouchScript", "GestureCore", "CEvdev"]),
+    // `make bench`: the in-process figures of BENCHMARKS.md over a generated stream.
+    .executableTarget(name: "gestured-bench", dependencies: ["GestureCore", "GesturedConfig", "TouchScript"]),
 
     .testTarget(name: "GestureCoreTests", dependencies: ["GestureCore"]),
     .testTarget(name: "GesturedConfigTests", dependencies: ["GesturedConfig", "GestureCore"]),

@@ -9,8 +9,9 @@ import GesturedConfig
 /// runs evemu recordings through the recognition pipeline on their own clock and prints one
 /// JSON line per firing.
 ///
-/// Every input is read and parsed before anything runs, so a bad file ends the command with
-/// nothing on stdout.
+/// Every input is checked before anything runs, so a bad file ends the command with nothing
+/// on stdout: recordings are read twice, in pieces (a first pass checks every line, the
+/// second runs the events), so memory stays small whatever a recording's size.
 public struct ReplayCommand: Sendable {
   public var configPath: String
   /// A description file (`evemu-describe`) for recordings cut down to their `E:` lines. It
@@ -32,17 +33,16 @@ public struct ReplayCommand: Sendable {
     var trace: [String] = []
   }
 
-  /// The pipeline. Tests put a fake here to drive the output and action code with firings of
-  /// their own choosing. The last argument asks for the trace.
+  /// A fake pipeline. Tests put one here to drive the output and action code with firings of
+  /// their own choosing; it gets the recording's events in one array (a test's recordings
+  /// are small). The last argument asks for the trace. Without one, replay streams each
+  /// recording through `Replay.Session`.
   typealias PipelineFunction = @Sendable (DeviceDescription, [RawEvent], Configuration, Bool) -> Outcome
 
   /// Who replay runs as; tests pretend to be someone else.
   var effectiveUserID: @Sendable () -> uid_t = { geteuid() }
 
-  var replay: PipelineFunction = {
-    let result = Replay.run(device: $0, events: $1, configuration: $2, tracing: $3)
-    return Outcome(profile: result.profile, firings: result.firings, notes: result.notes, trace: result.trace)
-  }
+  var replay: PipelineFunction? = nil
 
   public init(
     configPath: String, devicePath: String? = nil, runActions: Bool = false, verbose: Bool = false,
@@ -82,23 +82,24 @@ public struct ReplayCommand: Sendable {
       }
     }
 
-    var prepared: [(file: String, device: DeviceDescription, events: [RawEvent])] = []
+    // First pass: every recording checked, only its description and event count kept.
+    var prepared: [(file: String, device: DeviceDescription, events: Int)] = []
     for file in recordings {
-      let recording: Recording
-      switch Self.load(file, errors: errors) {
+      let checked: (device: DeviceDescription?, events: Int)
+      switch Self.check(file, errors: errors) {
       case .failure(let code): return code
-      case .success(let loaded): recording = loaded
+      case .success(let result): checked = result
       }
       if let givenDevice, let devicePath {
-        if recording.device != nil {
+        if checked.device != nil {
           errors.write(
             "\(file.escapingControlCharacters()): has its own device description; using the one from --device \(devicePath.escapingControlCharacters())\n"
           )
         }
-        prepared.append((file, givenDevice, recording.events))
-      } else if let device = recording.device {
-        prepared.append((file, device, recording.events))
-      } else if recording.events.isEmpty {
+        prepared.append((file, givenDevice, checked.events))
+      } else if let device = checked.device {
+        prepared.append((file, device, checked.events))
+      } else if checked.events == 0 {
         errors.write(
           "\(file.escapingControlCharacters()): error: the recording is empty (no device description, no events)\n"
             + "  hint: record one with evemu-record, or check the path\n")
@@ -113,39 +114,109 @@ public struct ReplayCommand: Sendable {
     }
 
     for (file, device, events) in prepared {
-      run(
-        file: file, device: device, events: events, configuration: configuration, actions: actions,
+      let code = run(
+        file: file, device: device, eventCount: events, configuration: configuration, actions: actions,
         output: output, errors: errors)
+      if code != .success { return code }
     }
     return .success
   }
 
+  /// Second pass: the recording's events through the pipeline, firings printed (and run)
+  /// as they come. 65 if the file changed since it was checked and no longer reads.
   private func run(
-    file: String, device: DeviceDescription, events: [RawEvent], configuration: Configuration,
+    file: String, device: DeviceDescription, eventCount: Int, configuration: Configuration,
     actions: [ProfileActions], output: some OutputSink, errors: some OutputSink
-  ) {
+  ) -> ExitCode {
     if verbose {
       errors.write(
-        "\(file.escapingControlCharacters()): device '\(device.name.escapingControlCharacters())' \(Self.ids(device)), \(events.count) events\n"
+        "\(file.escapingControlCharacters()): device '\(device.name.escapingControlCharacters())' \(Self.ids(device)), \(eventCount) events\n"
       )
     }
-    let result = replay(device, events, configuration, verbose)
     let escapedFile = file.escapingControlCharacters()
-    for note in result.notes { errors.write("\(escapedFile): \(note.escapingControlCharacters())\n") }
-    for line in result.trace { errors.write("\(escapedFile): \(line.escapingControlCharacters())\n") }
-    guard let profileIndex = result.profile, configuration.profiles.indices.contains(profileIndex)
-    else {
-      if verbose { errors.write("\(file.escapingControlCharacters()): \(counted(result.firings.count, "firing"))\n") }
-      return
+    if let replay {
+      var events: [RawEvent] = []
+      if case .failure(let code) = Self.stream(file, errors: errors, events: { events += $0 }) { return code }
+      let result = replay(device, events, configuration, verbose)
+      var printer = FiringPrinter(
+        command: self, file: file, device: device, configuration: configuration,
+        actions: actions, profile: result.profile)
+      for note in result.notes { errors.write("\(escapedFile): \(note.escapingControlCharacters())\n") }
+      for line in result.trace { errors.write("\(escapedFile): \(line.escapingControlCharacters())\n") }
+      printer.start(errors: errors)
+      printer.print(result.firings, output: output, errors: errors)
+      printer.end(errors: errors)
+      return .success
     }
-    let profile = configuration.profiles[profileIndex]
-    let profileActions = actions.indices.contains(profileIndex) ? actions[profileIndex] : ProfileActions()
-    if verbose {
-      errors.write("\(escapedFile): \(Self.describe(profile: profile, device: device).escapingControlCharacters())\n")
+    var session = Replay.Session(device: device, configuration: configuration, tracing: verbose)
+    for note in session.notes { errors.write("\(escapedFile): \(note.escapingControlCharacters())\n") }
+    var printer = FiringPrinter(
+      command: self, file: file, device: device, configuration: configuration,
+      actions: actions, profile: session.profile)
+    printer.start(errors: errors)
+    var firings: [GestureEvent] = []
+    var trace: [String] = []
+    func flush() {
+      for line in trace { errors.write("\(escapedFile): \(line.escapingControlCharacters())\n") }
+      trace.removeAll(keepingCapacity: true)
+      printer.print(firings, output: output, errors: errors)
+      firings.removeAll(keepingCapacity: true)
     }
+    let streamed = Self.stream(file, errors: errors) { batch in
+      session.handle(batch, firings: &firings, trace: &trace)
+      flush()
+    }
+    if case .failure(let code) = streamed { return code }
+    session.finish(firings: &firings, trace: &trace)
+    flush()
+    printer.end(errors: errors)
+    return .success
+  }
+}
 
-    var printed = 0
-    for event in result.firings {
+/// Prints (and with --run-actions runs) one recording's firings, batch after batch.
+private struct FiringPrinter {
+  let command: ReplayCommand
+  let file: String
+  let escapedFile: String
+  let device: DeviceDescription
+  let profile: Profile?
+  let profileActions: ProfileActions
+  var firingCount = 0
+  var printed = 0
+
+  init(
+    command: ReplayCommand, file: String, device: DeviceDescription, configuration: Configuration,
+    actions: [ProfileActions], profile profileIndex: Int?
+  ) {
+    self.command = command
+    self.file = file
+    escapedFile = file.escapingControlCharacters()
+    self.device = device
+    if let profileIndex, configuration.profiles.indices.contains(profileIndex) {
+      profile = configuration.profiles[profileIndex]
+      profileActions = actions.indices.contains(profileIndex) ? actions[profileIndex] : ProfileActions()
+    } else {
+      profile = nil
+      profileActions = ProfileActions()
+    }
+  }
+
+  func start(errors: some OutputSink) {
+    guard command.verbose, let profile else { return }
+    errors.write(
+      "\(escapedFile): \(ReplayCommand.describe(profile: profile, device: device).escapingControlCharacters())\n")
+  }
+
+  func end(errors: some OutputSink) {
+    guard command.verbose else { return }
+    errors.write("\(escapedFile): \(counted(profile == nil ? firingCount : printed, "firing"))\n")
+  }
+
+  mutating func print(_ firings: [GestureEvent], output: some OutputSink, errors: some OutputSink) {
+    firingCount += firings.count
+    guard let profile else { return }
+    for event in firings {
       guard let firing = ResolvedFiring(event: event, profile: profile, actions: profileActions) else {
         errors.write(
           "\(escapedFile): internal error: a firing names binding \(event.binding) or region"
@@ -158,16 +229,17 @@ public struct ReplayCommand: Sendable {
       printed += 1
       output.write(
         FiringReport.jsonLine(file: file, deviceName: device.name, firing: firing) + "\n")
-      if runActions {
-        runAction(of: firing, file: file, device: device, errors: errors)
+      if command.runActions {
+        command.runAction(of: firing, file: file, device: device, errors: errors)
       }
     }
-    if verbose { errors.write("\(escapedFile): \(counted(printed, "firing"))\n") }
   }
+}
 
+extension ReplayCommand {
   /// Runs the binding's command and waits, so that firings and their actions stay in order.
   /// The action's stdout goes to our stderr: stdout carries only JSON lines.
-  private func runAction(
+  fileprivate func runAction(
     of firing: ResolvedFiring, file: String, device: DeviceDescription, errors: some OutputSink
   ) {
     guard let command = firing.command, !command.isEmpty else { return }
@@ -191,14 +263,55 @@ public struct ReplayCommand: Sendable {
     }
   }
 
-  /// Recordings of long sessions reach tens of megabytes.
-  static let maximumRecordingSize = 512 << 20
+  /// A `--device` file is read whole; recordings of any size are streamed.
+  static let maximumDescriptionSize = 16 << 20
+
+  /// First pass over a recording: every line checked, events counted, none kept. 66 when it
+  /// cannot be read, 65 at its first bad line.
+  private static func check(_ path: String, errors: some OutputSink) -> Result<
+    (device: DeviceDescription?, events: Int), ExitCode
+  > {
+    var count = 0
+    return stream(path, errors: errors) { count += $0.count }.map { ($0, count) }
+  }
+
+  /// Reads a recording in pieces through `EvemuStreamParser`, handing over its events batch
+  /// by batch; returns its description.
+  fileprivate static func stream(
+    _ path: String, errors: some OutputSink, events: ([RawEvent]) -> Void
+  ) -> Result<DeviceDescription?, ExitCode> {
+    var parser = EvemuStreamParser(file: path)
+    func bad(_ error: RecordingError) -> Result<DeviceDescription?, ExitCode> {
+      errors.write(
+        "\(error.file.escapingControlCharacters()):\(error.line): error: \(error.message.escapingControlCharacters())\n"
+      )
+      return .failure(.badRecording)
+    }
+    do throws(InputFile.PieceError<RecordingError>) {
+      try InputFile.forEachPiece(path: path) { (piece) throws(RecordingError) in
+        try parser.feed(piece, events: events)
+      }
+    } catch {
+      switch error {
+      case .read(let error):
+        errors.write("gestured: cannot read '\(path.escapingControlCharacters())': \(error)\n")
+        return .failure(.missingFile)
+      case .body(let error):
+        return bad(error)
+      }
+    }
+    do {
+      return .success(try parser.finish(events: events))
+    } catch {
+      return bad(error)
+    }
+  }
 
   /// Reads and parses one evemu file: 66 when it cannot be read, 65 at its first bad line.
   static func load(_ path: String, errors: some OutputSink) -> Result<Recording, ExitCode> {
     let bytes: [UInt8]
     do {
-      bytes = try InputFile.read(path: path, maximumSize: maximumRecordingSize)
+      bytes = try InputFile.read(path: path, maximumSize: maximumDescriptionSize)
     } catch {
       errors.write("gestured: cannot read '\(path.escapingControlCharacters())': \(error)\n")
       return .failure(.missingFile)
@@ -223,7 +336,7 @@ public struct ReplayCommand: Sendable {
       "(bus \(hex(device.bus)) vendor \(hex(device.vendor)) product \(hex(device.product)), \(touch))"
   }
 
-  private static func describe(profile: Profile, device: DeviceDescription) -> String {
+  fileprivate static func describe(profile: Profile, device: DeviceDescription) -> String {
     var text = "profile '\(profile.name)'"
     guard let geometry = PanelGeometry(device: device, profile: profile) else { return text }
     let size =

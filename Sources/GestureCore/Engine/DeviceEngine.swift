@@ -10,6 +10,10 @@ public struct DeviceEngine {
   // Internal for DeviceEngine+Observing.swift.
   private(set) var assembler: FrameAssembler
   var arbiter: GestureArbiter
+  /// `arbiter.nextDeadline`, worked out again only after the arbiter ran (a frame, a
+  /// deadline, a cancel): raw events between frames cannot move it, and reading it is then
+  /// one load instead of a walk over the contacts on every event.
+  public private(set) var nextDeadline: Timestamp?
 
   /// nil when the device cannot report a position (no usable axes).
   public init?(device: DeviceDescription, profile: Profile) {
@@ -21,10 +25,8 @@ public struct DeviceEngine {
     self.geometry = geometry
     assembler = FrameAssembler(device: device, geometry: geometry)
     arbiter = GestureArbiter(profile: profile, geometry: geometry)
+    nextDeadline = arbiter.nextDeadline
   }
-
-  /// The earliest time the engine must be advanced to, or nil when nothing is pending.
-  public var nextDeadline: Timestamp? { arbiter.nextDeadline }
 
   /// Recognizer transitions are collected as text while this is on (--verbose).
   public var tracing: Bool {
@@ -44,15 +46,20 @@ public struct DeviceEngine {
 
   /// Feeds one raw event. Deadlines stamped before the event run first.
   public mutating func handle(_ event: RawEvent, into output: inout [GestureEvent]) {
-    if let due = arbiter.nextDeadline, due < event.time {
+    if let due = nextDeadline, due < event.time {
       arbiter.advance(to: event.time + -1, into: &output)
+      nextDeadline = arbiter.nextDeadline
     }
-    if assembler.feed(event) { arbiter.process(assembler.frame, into: &output) }
+    if assembler.feed(event) {
+      arbiter.process(assembler.frame, into: &output)
+      nextDeadline = arbiter.nextDeadline
+    }
   }
 
   /// Runs every deadline at or before `time`.
   public mutating func advance(to time: Timestamp, into output: inout [GestureEvent]) {
     arbiter.advance(to: time, into: &output)
+    nextDeadline = arbiter.nextDeadline
   }
 
   /// End of a recording: contacts still down are cancelled (no new gesture from them, steps
@@ -61,6 +68,7 @@ public struct DeviceEngine {
     arbiter.advance(to: time, into: &output)
     if assembler.cancelAll(at: time) { arbiter.process(assembler.frame, into: &output) }
     arbiter.advance(to: Timestamp(microseconds: .max), into: &output)
+    nextDeadline = arbiter.nextDeadline
   }
 
   /// The device is gone (or the config reloaded, or a deadline came far too late): the
@@ -68,5 +76,6 @@ public struct DeviceEngine {
   public mutating func cancel(at time: Timestamp, into output: inout [GestureEvent]) {
     _ = assembler.cancelAll(at: time)
     arbiter.reset(at: time, into: &output)
+    nextDeadline = arbiter.nextDeadline
   }
 }

@@ -19,32 +19,67 @@ public enum Replay {
   public static func run(
     device: DeviceDescription, events: [RawEvent], configuration: Configuration, tracing: Bool = false
   ) -> Result {
-    var notes: [String] = []
-    for profile in configuration.profiles {
-      if let match = profile.match, !match.udev.isEmpty {
-        notes.append(
-          "profile '\(profile.name)' matches on udev properties, which replay cannot see; it cannot match here")
-      }
-    }
-    guard let profileIndex = configuration.profile(for: device, udevProperties: nil) else {
-      notes.append("no profile takes device '\(device.name)'; nothing can fire")
-      return Result(profile: nil, firings: [], notes: notes)
-    }
-    let profile = configuration.profiles[profileIndex]
-    guard var engine = DeviceEngine(device: device, profile: profile) else {
-      notes.append(
-        "device '\(device.name)' reports no touch position (no ABS_MT_POSITION_X/Y or ABS_X/Y with BTN_TOUCH/BTN_LEFT)")
-      return Result(profile: profileIndex, firings: [], notes: notes)
-    }
-    engine.tracing = tracing
+    var session = Session(device: device, configuration: configuration, tracing: tracing)
     var firings: [GestureEvent] = []
     var trace: [String] = []
-    for event in events {
-      engine.handle(event, into: &firings)
-      if tracing { trace += engine.takeTrace() }
+    session.handle(events, firings: &firings, trace: &trace)
+    session.finish(firings: &firings, trace: &trace)
+    return Result(profile: session.profile, firings: firings, notes: session.notes, trace: trace)
+  }
+
+  /// The same run over a recording that arrives in batches (`gestured replay` streams
+  /// files of any size): firings and trace lines are appended as each batch is handled.
+  public struct Session {
+    /// Index of the profile that took the device, nil when none did.
+    public let profile: Int?
+    /// Known before the first event: which profiles could not be tried, why nothing fires.
+    public let notes: [String]
+    private var engine: DeviceEngine?
+    private var lastTime = Timestamp(microseconds: 0)
+
+    public init(device: DeviceDescription, configuration: Configuration, tracing: Bool = false) {
+      var notes: [String] = []
+      for profile in configuration.profiles {
+        if let match = profile.match, !match.udev.isEmpty {
+          notes.append(
+            "profile '\(profile.name)' matches on udev properties, which replay cannot see; it cannot match here")
+        }
+      }
+      guard let profileIndex = configuration.profile(for: device, udevProperties: nil) else {
+        notes.append("no profile takes device '\(device.name)'; nothing can fire")
+        self.profile = nil
+        self.notes = notes
+        return
+      }
+      profile = profileIndex
+      engine = DeviceEngine(device: device, profile: configuration.profiles[profileIndex])
+      if engine == nil {
+        notes.append(
+          "device '\(device.name)' reports no touch position (no ABS_MT_POSITION_X/Y or ABS_X/Y with BTN_TOUCH/BTN_LEFT)"
+        )
+      }
+      engine?.tracing = tracing
+      self.notes = notes
     }
-    engine.finish(at: events.last?.time ?? Timestamp(microseconds: 0), into: &firings)
-    if tracing { trace += engine.takeTrace() }
-    return Result(profile: profileIndex, firings: firings, notes: notes, trace: trace)
+
+    public mutating func handle(_ events: [RawEvent], firings: inout [GestureEvent], trace: inout [String]) {
+      guard var running = engine, let last = events.last else { return }
+      // Moved out while it runs, so that the engine is not copied per event.
+      engine = nil
+      for event in events {
+        running.handle(event, into: &firings)
+        if running.tracing { trace += running.takeTrace() }
+      }
+      lastTime = last.time
+      engine = running
+    }
+
+    /// The end of the recording (see `DeviceEngine.finish`).
+    public mutating func finish(firings: inout [GestureEvent], trace: inout [String]) {
+      guard var running = engine else { return }
+      running.finish(at: lastTime, into: &firings)
+      if running.tracing { trace += running.takeTrace() }
+      engine = running
+    }
   }
 }

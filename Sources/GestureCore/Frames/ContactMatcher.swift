@@ -75,6 +75,7 @@ struct ContactMatcher: Sendable {
     for row in 0..<rowCount { columnOfRow[row] = -1 }
     guard rowCount > 0, columnCount > 0 else { return }
     guard max(rowCount, columnCount) <= Self.optimalLimit else { return solveGreedily() }
+    if solvedByNearest() { return }
     // The method wants no more "left" items than "right" ones: swap roles when needed.
     let transposed = rowCount > columnCount
     let left = transposed ? columnCount : rowCount
@@ -134,6 +135,40 @@ struct ContactMatcher: Sendable {
     }
 
     publish(right: right, transposed: transposed)
+  }
+
+  /// The common frame, fingers that moved less than half their spacing: when every item of
+  /// the smaller side has one strictly nearest partner and no two share it, that pairing
+  /// reaches the sum of the items' own minima, so it is the optimum and the only one (what
+  /// the method would find, exactly: the costs are integers). O(rows·columns) instead of
+  /// the method's O(n²·m); false, the answer left empty, when it does not apply.
+  private mutating func solvedByNearest() -> Bool {
+    let byRow = rowCount <= columnCount
+    let items = byRow ? rowCount : columnCount
+    let partners = byRow ? columnCount : rowCount
+    var takenPartners: UInt64 = 0
+    for item in 0..<items {
+      var best = -1
+      var bestCost = Double.infinity
+      var unique = false
+      for partner in 0..<partners {
+        let c = cost(left: item + 1, right: partner + 1, transposed: !byRow)
+        if c < bestCost {
+          best = partner
+          bestCost = c
+          unique = true
+        } else if c == bestCost {
+          unique = false
+        }
+      }
+      guard unique, takenPartners & (1 << UInt64(best)) == 0 else {
+        for row in 0..<rowCount { columnOfRow[row] = -1 }
+        return false
+      }
+      takenPartners |= 1 << UInt64(best)
+      if byRow { columnOfRow[item] = best } else { columnOfRow[best] = item }
+    }
+    return true
   }
 
   /// Each row in turn takes the nearest column still free: O(rows·columns).

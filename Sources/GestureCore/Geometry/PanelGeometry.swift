@@ -41,9 +41,10 @@ public struct PanelGeometry: Hashable, Sendable {
   /// Row-major first two rows of the 3×3 calibration matrix.
   public let calibration: (Double, Double, Double, Double, Double, Double)
 
-  /// Size as the user sees it, after rotation, in millimetres.
-  public var width: Double { rotation == .quarter || rotation == .threeQuarters ? deviceHeight : deviceWidth }
-  public var height: Double { rotation == .quarter || rotation == .threeQuarters ? deviceWidth : deviceHeight }
+  /// Size as the user sees it, after rotation, in millimetres (stored: every distance the
+  /// recognizers measure reads them).
+  public let width: Double
+  public let height: Double
   public var diagonal: Double { (width * width + height * height).squareRoot() }
 
   public init(
@@ -74,6 +75,9 @@ public struct PanelGeometry: Hashable, Sendable {
       deviceHeight = Self.guessedLongerSideMillimetres * unitsY / longer
       sizeSource = .guessed
     }
+    let sideways = rotation == .quarter || rotation == .threeQuarters
+    width = sideways ? deviceHeight : deviceWidth
+    height = sideways ? deviceWidth : deviceHeight
   }
 
   /// The config's limits for a calibration (entries within ±1000, |a·e − b·d| ≥ 1e-6), checked

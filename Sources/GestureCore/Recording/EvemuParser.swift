@@ -33,14 +33,131 @@
 public enum EvemuParser {
   /// Parses a whole file (bytes) before anything runs; the first bad line throws.
   public static func parse(_ bytes: [UInt8], file: String) throws(RecordingError) -> Recording {
-    try bytes.withUnsafeBufferPointer { (buffer) throws(RecordingError) -> Recording in
-      var parser = EvemuFileParser(bytes: buffer, file: file)
-      return try parser.run()
+    var events: [RawEvent] = []
+    var lineCount = 1
+    for byte in bytes where byte == ASCII.newline { lineCount &+= 1 }
+    // Every line could be an event: one reservation instead of repeated growth.
+    events.reserveCapacity(lineCount)
+    var stream = EvemuStreamParser(file: file)
+    try bytes.withUnsafeBufferPointer { (buffer) throws(RecordingError) in
+      // In pieces, so that the parser's batch stays small.
+      var start = 0
+      while start < buffer.count {
+        let end = min(start + 1 << 16, buffer.count)
+        try stream.feed(UnsafeBufferPointer(rebasing: buffer[start..<end])) { events.append(contentsOf: $0) }
+        start = end
+      }
     }
+    let device = try stream.finish { events.append(contentsOf: $0) }
+    return Recording(device: device, events: events)
   }
 
   public static func parse(_ text: String, file: String) throws(RecordingError) -> Recording {
     try parse(Array(text.utf8), file: file)
+  }
+}
+
+/// The same parser over a file read in pieces of any size, so that a recording of any
+/// length is checked (and replayed) in constant memory: lines are numbered across pieces, a
+/// line split between two pieces is put together first, and the errors are those of
+/// `EvemuParser.parse`, naming the line. Events come out in batches after each piece.
+public struct EvemuStreamParser {
+  /// Longer lines are refused rather than buffered without bound (evemu-record's are under
+  /// 100 bytes; a description line of 8-byte masks under 200).
+  public static let maximumLineLength = 1 << 20
+
+  private var parser: EvemuFileParser
+  /// The start of a line the previous piece did not finish.
+  private var partialLine: [UInt8] = []
+  /// Until three bytes have come: whether the file starts with a UTF-8 byte-order mark.
+  private var started = false
+
+  public init(file: String) {
+    parser = EvemuFileParser(bytes: UnsafeBufferPointer(start: nil, count: 0), file: file)
+  }
+
+  /// The description, once the first `E:` line (or the end of the file) completed it.
+  public var device: DeviceDescription? { parser.device }
+
+  /// Parses every line `piece` completes and hands over the events found (a batch,
+  /// reused: copy what outlives the call).
+  public mutating func feed(
+    _ piece: UnsafeBufferPointer<UInt8>, events: ([RawEvent]) -> Void
+  ) throws(RecordingError) {
+    if !started {
+      partialLine.append(contentsOf: piece)
+      guard partialLine.count >= 3 else { return }
+      started = true
+      if partialLine[0] == 0xEF, partialLine[1] == 0xBB, partialLine[2] == 0xBF { partialLine.removeFirst(3) }
+      let first = partialLine
+      partialLine = []
+      try first.withUnsafeBufferPointer { (buffer) throws(RecordingError) in try parse(buffer, final: false) }
+    } else if !partialLine.isEmpty {
+      // Complete the split line on its own, then go on in the piece itself.
+      let newline = piece.firstIndex(of: ASCII.newline)
+      partialLine.append(contentsOf: UnsafeBufferPointer(rebasing: piece[..<(newline.map { $0 + 1 } ?? piece.count)]))
+      guard let newline else { return try checkPartialLineLength() }
+      let line = partialLine
+      partialLine = []
+      try line.withUnsafeBufferPointer { (buffer) throws(RecordingError) in try parse(buffer, final: true) }
+      try parse(UnsafeBufferPointer(rebasing: piece[(newline + 1)...]), final: false)
+    } else {
+      try parse(piece, final: false)
+    }
+    deliver(events)
+  }
+
+  /// The end of the file: its last line, then the description if no event completed it.
+  public mutating func finish(events: ([RawEvent]) -> Void) throws(RecordingError) -> DeviceDescription? {
+    if !started, partialLine.count >= 3, partialLine[0] == 0xEF, partialLine[1] == 0xBB, partialLine[2] == 0xBF {
+      partialLine.removeFirst(3)
+    }
+    started = true
+    let last = partialLine
+    partialLine = []
+    try last.withUnsafeBufferPointer { (buffer) throws(RecordingError) in try parse(buffer, final: true) }
+    deliver(events)
+    try located { (parser: inout EvemuFileParser) throws(RecordingError) in try parser.finishFile() }
+    return parser.device
+  }
+
+  private mutating func deliver(_ events: ([RawEvent]) -> Void) {
+    guard !parser.events.isEmpty else { return }
+    events(parser.events)
+    parser.events.removeAll(keepingCapacity: true)
+  }
+
+  /// Parses the complete lines of `buffer` (all of it when `final`); keeps the rest.
+  private mutating func parse(_ buffer: UnsafeBufferPointer<UInt8>, final: Bool) throws(RecordingError) {
+    parser.bytes = buffer
+    defer { parser.bytes = UnsafeBufferPointer(start: nil, count: 0) }
+    let rest = try located { (parser: inout EvemuFileParser) throws(RecordingError) in
+      try parser.parseCompleteLines(final: final)
+    }
+    if rest < buffer.count {
+      partialLine.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[rest...]))
+      try checkPartialLineLength()
+    }
+  }
+
+  private func checkPartialLineLength() throws(RecordingError) {
+    guard partialLine.count > Self.maximumLineLength else { return }
+    throw RecordingError(
+      file: parser.file, line: parser.lineNumber + 1,
+      message: "line longer than \(Self.maximumLineLength) bytes; this is not an evemu recording")
+  }
+
+  /// Field scanners do not know the file name.
+  private mutating func located<T>(
+    _ body: (inout EvemuFileParser) throws(RecordingError) -> T
+  ) throws(RecordingError) -> T {
+    do throws(RecordingError) {
+      return try body(&parser)
+    } catch {
+      var located = error
+      located.file = parser.file
+      throw located
+    }
   }
 }
 
@@ -52,7 +169,8 @@ private enum DescriptionStage: Int, Comparable {
 }
 
 private struct EvemuFileParser {
-  let bytes: UnsafeBufferPointer<UInt8>
+  /// The piece being parsed (see EvemuStreamParser).
+  var bytes: UnsafeBufferPointer<UInt8>
   let file: String
 
   var events: [RawEvent] = []
@@ -90,35 +208,27 @@ private struct EvemuFileParser {
     RecordingError(file: file, line: line, message: message)
   }
 
-  mutating func run() throws(RecordingError) -> Recording {
-    do throws(RecordingError) {
-      return try parseAll()
-    } catch {
-      // Field scanners do not know the file name.
-      var located = error
-      located.file = file
-      throw located
-    }
-  }
+  /// Lines parsed so far, across pieces.
+  var lineNumber = 0
 
-  mutating func parseAll() throws(RecordingError) -> Recording {
-    // Every line could be an event: one reservation instead of repeated growth.
-    var lineCount = 1
-    for byte in bytes where byte == ASCII.newline { lineCount &+= 1 }
-    events.reserveCapacity(lineCount)
-
+  /// Parses every complete line of `bytes` (every line when `final`: the last may have no
+  /// `\n`); returns where the incomplete rest starts.
+  mutating func parseCompleteLines(final: Bool) throws(RecordingError) -> Int {
     var position = 0
-    if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
-    var number = 0
     while position < bytes.count {
-      number &+= 1
       let end = lineEnd(from: position)
-      var line = EvemuLine(bytes: bytes, range: position..<end, number: number)
+      if end == bytes.count, !final { return position }
+      lineNumber &+= 1
+      var line = EvemuLine(bytes: bytes, range: position..<end, number: lineNumber)
       position = end &+ 1
       try parseLine(&line)
     }
-    if firstEventLine == 0 { device = try finishDescription(at: number) }
-    return Recording(device: device, events: events)
+    return bytes.count
+  }
+
+  /// The end of the file: a description that no event completed is completed here.
+  mutating func finishFile() throws(RecordingError) {
+    if firstEventLine == 0 { device = try finishDescription(at: lineNumber) }
   }
 
   /// The index of the next `\n` at or after `start`, or the end of the file.

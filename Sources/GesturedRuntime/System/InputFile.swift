@@ -42,20 +42,8 @@ public enum InputFile {
   /// blocking the daemon in open(2) or read(2); `maximumSize` stops a wrong path (a disk
   /// image) from eating memory.
   public static func read(path: String, maximumSize: Int) throws(FileReadError) -> [UInt8] {
-    let descriptor: Int32
-    switch retryOnInterrupt({ valueOrErrno(open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) }) {
-    case .success(let opened): descriptor = opened
-    case .failure(let error): throw FileReadError(path: path, reason: .system(errno: error))
-    }
+    let (descriptor, status) = try openRegularFile(path)
     defer { close(descriptor) }
-    var status = stat()
-    if case .failure(let error) = valueOrErrno(fstat(descriptor, &status)) {
-      throw FileReadError(path: path, reason: .system(errno: error))
-    }
-    let type = status.st_mode & S_IFMT
-    guard type == S_IFREG else {
-      throw FileReadError(path: path, reason: .notRegularFile(kind: kindName(type)))
-    }
     guard status.st_size <= maximumSize else {
       throw FileReadError(path: path, reason: .tooLarge(limit: maximumSize))
     }
@@ -77,6 +65,62 @@ public enum InputFile {
         throw FileReadError(path: path, reason: .tooLarge(limit: maximumSize))
       }
     }
+  }
+
+  /// What `forEachPiece` ends with: the file could not be read, or `body` threw.
+  public enum PieceError<BodyError: Error>: Error {
+    case read(FileReadError)
+    case body(BodyError)
+  }
+
+  /// The file in pieces of 256 KiB, in order, each valid only during its call: a file of
+  /// any size in constant memory. Opened and checked as `read` does; no size limit.
+  public static func forEachPiece<BodyError: Error>(
+    path: String, _ body: (UnsafeBufferPointer<UInt8>) throws(BodyError) -> Void
+  ) throws(PieceError<BodyError>) {
+    let descriptor: Int32
+    do {
+      descriptor = try openRegularFile(path).descriptor
+    } catch {
+      throw .read(error)
+    }
+    defer { close(descriptor) }
+    let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 256 * 1024)
+    defer { buffer.deallocate() }
+    while true {
+      switch retryOnInterrupt({ valueOrErrno(readBytes(descriptor, buffer.baseAddress, buffer.count)) }) {
+      case .failure(let error):
+        throw .read(FileReadError(path: path, reason: .system(errno: error)))
+      case .success(0):
+        return
+      case .success(let count):
+        do {
+          try body(UnsafeBufferPointer(rebasing: buffer[0..<count]))
+        } catch {
+          throw .body(error)
+        }
+      }
+    }
+  }
+
+  /// Opens with O_NONBLOCK and refuses anything but a regular file (see `read`).
+  private static func openRegularFile(_ path: String) throws(FileReadError) -> (descriptor: Int32, status: stat) {
+    let descriptor: Int32
+    switch retryOnInterrupt({ valueOrErrno(open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) }) {
+    case .success(let opened): descriptor = opened
+    case .failure(let error): throw FileReadError(path: path, reason: .system(errno: error))
+    }
+    var status = stat()
+    if case .failure(let error) = valueOrErrno(fstat(descriptor, &status)) {
+      close(descriptor)
+      throw FileReadError(path: path, reason: .system(errno: error))
+    }
+    let type = status.st_mode & S_IFMT
+    guard type == S_IFREG else {
+      close(descriptor)
+      throw FileReadError(path: path, reason: .notRegularFile(kind: kindName(type)))
+    }
+    return (descriptor, status)
   }
 
   private static func kindName(_ type: mode_t) -> String {

@@ -5,7 +5,7 @@
 #   - `gestured replay` of a protocol A recording with 64 contacts in every frame (the most a
 #     frame holds), per frame, against the same frames with one contact, and with 64 contacts
 #     jumping anywhere every frame.
-# Usage: Tests/Bench/bench.sh GESTURED WORKDIR
+# Usage: Tests/Benchmarks/config-and-matching.sh GESTURED WORKDIR
 set -eu
 gestured=$1
 work=$2

@@ -1,0 +1,117 @@
+import GestureCore
+import GesturedConfig
+import TouchScript
+
+/// The benchmark's input, generated: touch scripts in the shapes of the replay scenarios
+/// (Tests/ReplayTests/Scenarios), on 240 Hz panels of both multitouch protocols, turned into
+/// the events a kernel would deliver and repeated, later each time, up to the size asked for.
+/// Generated rather than stored, so a benchmark of millions of events ships as this file.
+enum BenchmarkStream {
+  /// The config every stream runs against: taps, multi-taps, long press, swipes of 1 to 5
+  /// fingers and stepping pan/pinch/rotate in one group, as a map kiosk would bind them.
+  /// (The script's 10-finger swipe runs through unbound: gestured follows up to 5.)
+  static let configuration = """
+    devices:
+      - simultaneous: [[pan, pinch, rotate]]
+        bindings:
+          - { gesture: tap, name: tap, run: "true" }
+          - { gesture: tap, taps: 2, name: double-tap, run: "true" }
+          - { gesture: tap, fingers: 2, name: two-finger-tap, run: "true" }
+          - { gesture: long-press, name: hold, run: "true" }
+          - { gesture: swipe, direction: right, name: right, run: "true" }
+          - { gesture: swipe, direction: left, name: left, run: "true" }
+          - { gesture: swipe, fingers: 3, direction: up, name: three-up, run: "true" }
+          - { gesture: swipe, fingers: 5, direction: right, name: five-right, run: "true" }
+          - { gesture: pan, fingers: 2, direction: right, step: 12mm, name: pan-right, run: "true", end: "true" }
+          - { gesture: pan, fingers: 2, direction: left, step: 12mm, name: pan-left, run: "true" }
+          - { gesture: pinch, direction: out, step: 10%, name: zoom-in, run: "true", end: "true" }
+          - { gesture: pinch, direction: in, step: 10%, name: zoom-out, run: "true" }
+          - { gesture: rotate, direction: clockwise, step: 15deg, name: turn-cw, run: "true" }
+          - { gesture: rotate, direction: counterclockwise, step: 15deg, name: turn-ccw, run: "true" }
+
+    """
+
+  /// One round of touches (about 9 s of panel time); `panel` is the script's panel line.
+  static func script(panel: String) -> String {
+    """
+    \(panel)
+    seed 7
+    jitter 0.2mm
+    rate 240hz
+    tap at=100ms x=0.5 y=0.5
+    tap at=600ms x=0.3 y=0.4 taps=2 duration=80ms gap=150ms
+    tap at=1300ms x=0.6 y=0.6 fingers=2 duration=90ms
+    hold at=1800ms x=0.4 y=0.5 duration=900ms
+    swipe at=3000ms from=0.2,0.5 by=80mm,0 duration=250ms
+    swipe at=3500ms from=0.8,0.5 by=-80mm,0 duration=250ms
+    swipe at=4000ms from=0.5,0.8 by=0,-70mm fingers=3 duration=300ms
+    swipe at=4600ms from=0.35,0.5 by=90mm,0 fingers=10 spacing=9mm duration=600ms
+    swipe at=5200ms from=0.3,0.3 by=60mm,0 fingers=5 spacing=12mm duration=250ms
+    pinch at=5700ms center=0.5,0.5 from=30mm to=90mm duration=700ms
+    pinch at=6500ms center=0.5,0.5 from=90mm to=30mm by=40deg duration=700ms
+    at 7500ms down 1 0.3 0.5
+    at 7500ms down 2 0.3+40mm 0.5
+    at 8500ms move 1 0.3+60mm 0.5
+    at 8500ms move 2 0.3+100mm 0.5
+    at 8600ms up 1
+    at 8600ms up 2
+
+    """
+  }
+
+  static let panels: [(name: String, line: String)] = [
+    ("protocol B", #"panel mt-b name="Bench Panel B" x=0..4095 y=0..2303 resolution=16 slots=10"#),
+    ("protocol A", #"panel mt-a name="Bench Panel A" x=0..4095 y=0..2303 resolution=16"#),
+  ]
+
+  struct Stream {
+    var name: String
+    var device: DeviceDescription
+    var events: [RawEvent]
+    /// SYN_REPORTs: frames the assembler completes.
+    var frames: Int
+  }
+
+  struct GenerationError: Error, CustomStringConvertible {
+    var description: String
+  }
+
+  static func loadConfiguration() throws(GenerationError) -> Configuration {
+    let result = ConfigLoader.parse(configuration, file: "benchmark.yaml")
+    guard let configuration = result.configuration else {
+      throw GenerationError(
+        description: "the benchmark config does not load: "
+          + result.errors.map(\.description).joined(separator: "; "))
+    }
+    return configuration
+  }
+
+  /// One round of the script on `panel`.
+  static func round(panel: (name: String, line: String)) throws(GenerationError) -> TouchScript {
+    do {
+      return try TouchScript.parse(script(panel: panel.line), file: "benchmark-\(panel.name).touch")
+    } catch {
+      throw GenerationError(description: "the benchmark script does not parse: \(error)")
+    }
+  }
+
+  /// At least `minimumEvents` events: rounds of the script, each starting a second after
+  /// the previous one ended, so every round's sequences end and the next starts fresh.
+  static func make(panel: (name: String, line: String), minimumEvents: Int) throws(GenerationError) -> Stream {
+    let script = try round(panel: panel)
+    guard let last = script.events.last else { throw GenerationError(description: "the script has no events") }
+    let roundLength = last.time.microseconds + 1_000_000
+    var events: [RawEvent] = []
+    events.reserveCapacity(minimumEvents + script.events.count)
+    var offset: Int64 = 0
+    while events.count < minimumEvents {
+      for var event in script.events {
+        event.time = Timestamp(microseconds: event.time.microseconds + offset)
+        events.append(event)
+      }
+      offset += roundLength
+    }
+    let frames = events.reduce(0) { $0 + ($1.type == EventType.syn && $1.code == SynCode.report ? 1 : 0) }
+    return Stream(name: panel.name, device: script.device, events: events, frames: frames)
+  }
+}
