@@ -277,6 +277,6 @@ struct PanelGeometryBoundsTests {
     send(50, EventType.syn, SynCode.report, 0)
     engine.finish(at: Timestamp(microseconds: 2_000_000), into: &out)
     #expect(out.isEmpty)
-    #expect(engine.takeTrace().contains { $0.contains("tap: possible → failed (moved") })
+    #expect(engine.takeTrace().contains { $0.contains("tap: possible → finger moved → failed (moved") })
   }
 }
