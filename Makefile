@@ -113,8 +113,8 @@ test-unit: deps test-deps
 # tests read their recordings back with (they say "skipped" without it); for
 # check-packaging, scdoc (the manual pages), man-db and groff-base (man --warnings),
 # dpkg-dev (dpkg-shlibdeps) and lintian; librsvg2-bin (rsvg-convert), which the trace
-# picture test renders with.
-TEST_APT_PACKAGES := libevemu3 scdoc man-db groff-base dpkg-dev lintian librsvg2-bin
+# picture test renders with, and python3, which reads the PNG's colours.
+TEST_APT_PACKAGES := libevemu3 scdoc man-db groff-base dpkg-dev lintian librsvg2-bin python3
 test-deps:
 	@missing=""; for package in $(TEST_APT_PACKAGES); do \
 	  [ "$$(dpkg-query -W -f='$${Status}' $$package 2>/dev/null)" = "install ok installed" ] || \
