@@ -93,7 +93,7 @@ struct RandomStepTests {
   /// count 1, 2, … per binding and sequence, and every end reports the steps before it.
   @Test(arguments: [false, true])
   func stepsAndEndsStayConsistent(grouped: Bool) throws {
-    var random = StepRandom(seed: grouped ? 0xfeed : 0xbeef)
+    var random = SplitMix64(seed: grouped ? 0xfeed : 0xbeef)
     var bindings: [Binding] = []
     for fingers in 1...3 {
       for direction in [Direction.up, .down, .left, .right] {
@@ -152,18 +152,5 @@ struct RandomStepTests {
     // Every binding that stepped has ended by the end of the recording.
     #expect(Set(fired.keys) == ended)
     #expect(fired.count > 10, "the random touches stepped \(fired.count) times")
-  }
-}
-
-/// SplitMix64, deterministic, so a failing random test fails the same way every run.
-private struct StepRandom {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
