@@ -127,21 +127,10 @@ extension Replay {
     let first = events.first?.time ?? Timestamp(microseconds: 0)
     let last = events.last?.time ?? first
     var timeline = RecognitionTimeline(start: first, end: last)
-    // The same notes as `run` gives, from the same checks.
-    for profile in configuration.profiles where !(profile.match?.udev.isEmpty ?? true) {
-      timeline.notes.append(
-        "profile '\(profile.name)' matches on udev properties, which replay cannot see; it cannot match here")
-    }
-    guard let profileIndex = configuration.profile(for: device, udevProperties: nil) else {
-      timeline.notes.append("no profile takes device '\(device.name)'; nothing can fire")
-      return timeline
-    }
-    timeline.profileIndex = profileIndex
-    guard var engine = DeviceEngine(device: device, profile: configuration.profiles[profileIndex]) else {
-      timeline.notes.append(
-        "device '\(device.name)' reports no touch position (no ABS_MT_POSITION_X/Y or ABS_X/Y with BTN_TOUCH/BTN_LEFT)")
-      return timeline
-    }
+    let prepared = engine(for: device, configuration: configuration)
+    timeline.notes = prepared.notes
+    timeline.profileIndex = prepared.profile
+    guard var engine = prepared.engine else { return timeline }
     timeline.geometry = engine.geometry
     engine.keepsRecords = true
     var firings: [GestureEvent] = []

@@ -27,6 +27,32 @@ public enum Replay {
     return Result(profile: session.profile, firings: firings, notes: session.notes, trace: trace)
   }
 
+  /// The profile that takes the device and its engine (nil when none does, or the device
+  /// reports no position), with the notes that explain what cannot fire: shared by `Session`
+  /// and `timeline`, so both see the same profile and say the same things.
+  static func engine(for device: DeviceDescription, configuration: Configuration) -> (
+    profile: Int?, engine: DeviceEngine?, notes: [String]
+  ) {
+    var notes: [String] = []
+    for profile in configuration.profiles {
+      if let match = profile.match, !match.udev.isEmpty {
+        notes.append(
+          "profile '\(profile.name)' matches on udev properties, which replay cannot see; it cannot match here")
+      }
+    }
+    guard let profileIndex = configuration.profile(for: device, udevProperties: nil) else {
+      notes.append("no profile takes device '\(device.name)'; nothing can fire")
+      return (nil, nil, notes)
+    }
+    let engine = DeviceEngine(device: device, profile: configuration.profiles[profileIndex])
+    if engine == nil {
+      notes.append(
+        "device '\(device.name)' reports no touch position (no ABS_MT_POSITION_X/Y or ABS_X/Y with BTN_TOUCH/BTN_LEFT)"
+      )
+    }
+    return (profileIndex, engine, notes)
+  }
+
   /// The same run over a recording that arrives in batches (`gestured replay` streams
   /// files of any size): firings and trace lines are appended as each batch is handled.
   public struct Session {
@@ -38,28 +64,8 @@ public enum Replay {
     private var lastTime = Timestamp(microseconds: 0)
 
     public init(device: DeviceDescription, configuration: Configuration, tracing: Bool = false) {
-      var notes: [String] = []
-      for profile in configuration.profiles {
-        if let match = profile.match, !match.udev.isEmpty {
-          notes.append(
-            "profile '\(profile.name)' matches on udev properties, which replay cannot see; it cannot match here")
-        }
-      }
-      guard let profileIndex = configuration.profile(for: device, udevProperties: nil) else {
-        notes.append("no profile takes device '\(device.name)'; nothing can fire")
-        self.profile = nil
-        self.notes = notes
-        return
-      }
-      profile = profileIndex
-      engine = DeviceEngine(device: device, profile: configuration.profiles[profileIndex])
-      if engine == nil {
-        notes.append(
-          "device '\(device.name)' reports no touch position (no ABS_MT_POSITION_X/Y or ABS_X/Y with BTN_TOUCH/BTN_LEFT)"
-        )
-      }
+      (profile, engine, notes) = Replay.engine(for: device, configuration: configuration)
       engine?.tracing = tracing
-      self.notes = notes
     }
 
     public mutating func handle(_ events: [RawEvent], firings: inout [GestureEvent], trace: inout [String]) {
