@@ -1,6 +1,7 @@
 import Dispatch
 import GestureCore
 import GesturedConfig
+import GesturedSystem
 
 #if canImport(Glibc)
   import Glibc
