@@ -6,6 +6,8 @@ let package = Package(
   products: [
     .executable(name: "gestured", targets: ["gestured"]),
     .executable(name: "gestured-touch", targets: ["gestured-touch"]),
+    // Gestures as closures in a kiosk app (docs/library.md).
+    .library(name: "TouchGestures", targets: ["TouchGestures"]),
   ],
   targets: [
     // System libraries from Debian (pkg-config names, apt providers).
@@ -24,6 +26,8 @@ let package = Package(
     .target(name: "GesturedConfig", dependencies: ["GestureCore", "CYAML"]),
     // The one syscall layer: file descriptors, epoll, timers, signals, libevdev, udev, logging.
     .target(name: "GesturedSystem", dependencies: ["GestureCore", "CEvdev", "CUdev", "CGesturedShim"]),
+    // The library: a touchscreen's gestures as closures, over the same recognizers.
+    .target(name: "TouchGestures", dependencies: ["GestureCore", "GesturedConfig", "GesturedSystem"]),
     // The daemon and the commands: processes, actions, output.
     .target(
       name: "GesturedRuntime",
@@ -44,6 +48,7 @@ let package = Package(
       // The bad-input matrix, read through #filePath at test time.
       exclude: ["BadInputs"]),
     .testTarget(name: "TouchScriptTests", dependencies: ["TouchScript", "GestureCore"]),
+    .testTarget(name: "TouchGesturesTests", dependencies: ["TouchGestures", "TouchScript", "GestureCore"]),
     .testTarget(
       name: "ReplayTests",
       dependencies: ["TouchScript", "GestureCore", "GesturedConfig", "GesturedSystem", "GesturedRuntime"],
