@@ -48,7 +48,7 @@ let package = Package(
       // The bad-input matrix, read through #filePath at test time.
       exclude: ["BadInputs"]),
     .testTarget(name: "TouchScriptTests", dependencies: ["TouchScript", "GestureCore"]),
-    .testTarget(name: "TouchGesturesTests", dependencies: ["TouchGestures", "TouchScript", "GestureCore"]),
+    .testTarget(name: "TouchGesturesTests", dependencies: ["TouchGestures", "TouchScript", "GesturedConfig"]),
     .testTarget(
       name: "ReplayTests",
       dependencies: ["TouchScript", "GestureCore", "GesturedConfig", "GesturedSystem", "GesturedRuntime"],
