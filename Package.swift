@@ -31,7 +31,7 @@ let package = Package(
     // The daemon and the commands: processes, actions, output.
     .target(
       name: "GesturedRuntime",
-      dependencies: ["GestureCore", "GesturedConfig", "GesturedSystem", "CEvdev", "CGesturedShim"]),
+      dependencies: ["GestureCore", "GesturedConfig", "GesturedSystem", "TouchGestures", "CEvdev", "CGesturedShim"]),
     .executableTarget(
       name: "gestured", dependencies: ["GestureCore", "GesturedConfig", "GesturedSystem", "GesturedRuntime"]),
     // Scripted touches → raw events / evemu recordings, for tests and the VM harness.
