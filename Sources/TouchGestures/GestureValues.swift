@@ -80,9 +80,13 @@ struct Common {
 
 /// A tap, double tap, or any number of taps, of one to five fingers.
 public struct Tap: GestureValue {
+  /// The region the first finger landed in; nil outside every region.
   public var region: ScreenRegion?
+  /// Fingers in the gesture.
   public var fingers: Int
+  /// Where the first finger landed, pulled into 0…1.
   public var position: Position
+  /// When it fired, on the source's clock.
   public var time: Duration
   /// Taps in the sequence: 2 for a double tap.
   public var taps: Int
@@ -96,9 +100,13 @@ public struct Tap: GestureValue {
 
 /// Fingers that rested for the long-press time.
 public struct LongPress: GestureValue {
+  /// The region the first finger landed in; nil outside every region.
   public var region: ScreenRegion?
+  /// Fingers in the gesture.
   public var fingers: Int
+  /// Where the first finger landed, pulled into 0…1.
   public var position: Position
+  /// When it fired, on the source's clock.
   public var time: Duration
 
   init(_ event: GestureEvent, regions: [ScreenRegion]) {
@@ -109,10 +117,15 @@ public struct LongPress: GestureValue {
 
 /// A quick movement in one direction, known when the fingers lift.
 public struct Swipe: GestureValue {
+  /// The region the first finger landed in; nil outside every region.
   public var region: ScreenRegion?
+  /// Fingers in the gesture.
   public var fingers: Int
+  /// Where the first finger landed, pulled into 0…1.
   public var position: Position
+  /// When it fired, on the source's clock.
   public var time: Duration
+  /// The binding's direction.
   public var direction: MoveDirection
 
   init(_ event: GestureEvent, regions: [ScreenRegion]) {
@@ -124,11 +137,17 @@ public struct Swipe: GestureValue {
 
 /// Fingers moving together: a step every `step` further along the binding's direction.
 public struct Pan: GestureValue {
+  /// The region the first finger landed in; nil outside every region.
   public var region: ScreenRegion?
+  /// Fingers in the gesture.
   public var fingers: Int
+  /// Where the first finger landed, pulled into 0…1.
   public var position: Position
+  /// When it fired, on the source's clock.
   public var time: Duration
+  /// The binding's direction.
   public var direction: MoveDirection
+  /// One-shot, the k-th step, or the end of the steps.
   public var phase: GesturePhase
   /// How far the fingers' centre moved since the gesture began.
   public var offset: Offset
@@ -144,11 +163,17 @@ public struct Pan: GestureValue {
 
 /// Two fingers moving apart (out) or together (in).
 public struct Pinch: GestureValue {
+  /// The region the first finger landed in; nil outside every region.
   public var region: ScreenRegion?
+  /// Fingers in the gesture.
   public var fingers: Int
+  /// Where the first finger landed, pulled into 0…1.
   public var position: Position
+  /// When it fired, on the source's clock.
   public var time: Duration
+  /// The binding's direction.
   public var direction: PinchDirection
+  /// One-shot, the k-th step, or the end of the steps.
   public var phase: GesturePhase
   /// The fingers' distance now over their distance when the gesture began: above 1 out.
   public var scale: Double
@@ -164,11 +189,17 @@ public struct Pinch: GestureValue {
 
 /// Two fingers turning around each other.
 public struct Rotation: GestureValue {
+  /// The region the first finger landed in; nil outside every region.
   public var region: ScreenRegion?
+  /// Fingers in the gesture.
   public var fingers: Int
+  /// Where the first finger landed, pulled into 0…1.
   public var position: Position
+  /// When it fired, on the source's clock.
   public var time: Duration
+  /// The binding's direction.
   public var direction: RotationDirection
+  /// One-shot, the k-th step, or the end of the steps.
   public var phase: GesturePhase
   /// Degrees turned since the gesture began, positive clockwise on screen.
   public var angle: Double

@@ -283,6 +283,8 @@ final class InputSession: @unchecked Sendable {
   private func deadlineReached() {
     // Events stamped before the deadline first, so that live and replay agree.
     guard !drain(), var device = live else { return rearm() }
+    // Moved out while it runs, so that the pipeline is not copied.
+    live = nil
     let now = MonotonicClock.now()
     Self.cancelIfLate(&device.pipeline, now: now)
     device.pipeline.refresh(at: now) { device.evdev.currentPositions(at: now) }

@@ -84,7 +84,7 @@ public final class TouchScreen: Sendable {
       setup.regionSites.append(site)
       return .success(region)
     }
-    version.add(1, ordering: .releasing)
+    if case .success = made { version.add(1, ordering: .releasing) }
     return try made.get()
   }
 

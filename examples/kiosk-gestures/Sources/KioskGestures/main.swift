@@ -8,8 +8,12 @@ import TouchGestures
   import Glibc
 #endif
 
-/// Handlers run on the main queue (the screen's), one after another.
-func say(_ text: String) { print(text) }
+/// Handlers run on the main queue (the screen's), one after another. Each line goes out at
+/// once (a log that follows the gestures, even into a file).
+func say(_ text: String) {
+  var line = text + "\n"
+  line.withUTF8 { bytes in _ = write(STDOUT_FILENO, bytes.baseAddress, bytes.count) }
+}
 
 func fraction(_ value: Double) -> String {
   let hundredths = Int((value * 100).rounded())
