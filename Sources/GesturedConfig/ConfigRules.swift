@@ -92,6 +92,72 @@ public enum ConfigRules {
   public static let noBindings = RuleViolation(
     "the config has no bindings, so nothing runs", hint: "add a 'bindings:' list")
 
+  // MARK: Thresholds
+
+  /// `swipe-angle:` in degrees.
+  public static func swipeAngle(_ angle: Double) -> RuleViolation? {
+    angle > 0 && angle <= 45
+      ? nil
+      : RuleViolation(
+        "'swipe-angle' must be more than 0deg and at most 45deg",
+        hint: "how far a swipe may stray from its axis; beyond 45deg directions would overlap")
+  }
+
+  /// `pinch-in:`, a scale.
+  public static func pinchIn(_ scale: Double) -> RuleViolation? {
+    scale > 0 && scale < 1
+      ? nil
+      : RuleViolation(
+        "'pinch-in' must be between 0 and 1", hint: "the scale the fingers' distance shrinks to, e.g. 0.8")
+  }
+
+  /// `pinch-out:`, a scale.
+  public static func pinchOut(_ scale: Double) -> RuleViolation? {
+    scale > 1 && scale <= 100
+      ? nil
+      : RuleViolation(
+        "'pinch-out' must be more than 1 and at most 100",
+        hint: "the scale the fingers' distance grows to, e.g. 1.25")
+  }
+
+  /// `rotate-angle:` in degrees.
+  public static func rotateAngle(_ angle: Double) -> RuleViolation? {
+    angle > 0 && angle < 180
+      ? nil : RuleViolation("'rotate-angle' must be more than 0deg and less than 180deg", hint: "e.g. 15deg")
+  }
+
+  /// The longest duration: no threshold, timeout or cooldown is meant to last more than a
+  /// day; beyond is a typo, and small durations keep deadline arithmetic far from overflow.
+  public static let maximumDuration: Microseconds = 24 * 3600 * 1_000_000
+  /// The longest distance or panel side, 10 m: more is a typo (a missing point), and bounded
+  /// lengths keep every product of them finite.
+  public static let maximumMillimetres = 10_000.0
+
+  /// A duration above `maximumDuration`, written `text`.
+  public static func durationTooLong(_ text: String) -> RuleViolation {
+    RuleViolation("'\(text)' is longer than 24 hours", hint: "durations are 0 to 86400s (24 hours)")
+  }
+
+  /// A distance above `maximumMillimetres`, written `text`.
+  public static func distanceTooLong(_ text: String) -> RuleViolation {
+    RuleViolation("'\(text)' is longer than 10 m", hint: "distances and sizes are at most 10000mm (1000cm)")
+  }
+
+  /// A share of the diagonal above 100 %, written `text`.
+  public static func moreThanTheDiagonal(_ text: String) -> RuleViolation {
+    RuleViolation("'\(text)' is more than the whole diagonal", hint: "use at most 100%")
+  }
+
+  /// A duration of zero where one is needed (`key` as the config names it).
+  public static func zeroDuration(_ key: String) -> RuleViolation {
+    RuleViolation("'\(key)' must be longer than 0")
+  }
+
+  /// A distance that must be more than zero (`key` as the config names it).
+  public static func distance(_ distance: Distance, key: String) -> RuleViolation? {
+    distance.millimetres(diagonal: 1) > 0 ? nil : RuleViolation("'\(key)' must be more than 0")
+  }
+
   // MARK: Regions
 
   /// The region after `maximumRegions`.

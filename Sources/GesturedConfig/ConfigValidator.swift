@@ -125,36 +125,29 @@ struct ConfigValidator {
         if let time = reader.duration(entry) { result.swipeMaxDuration = time }
       case "swipe-angle":
         guard let angle = reader.angle(entry) else { continue }
-        guard angle > 0 && angle <= 45 else {
-          reader.error(
-            entry, "'swipe-angle' must be more than 0deg and at most 45deg",
-            hint: "how far a swipe may stray from its axis; beyond 45deg directions would overlap")
+        if let problem = ConfigRules.swipeAngle(angle) {
+          reader.error(entry, problem)
           continue
         }
         result.swipeAngle = angle
       case "pinch-in":
         guard let scale = reader.number(entry) else { continue }
-        guard scale > 0 && scale < 1 else {
-          reader.error(
-            entry, "'pinch-in' must be between 0 and 1",
-            hint: "the scale the fingers' distance shrinks to, e.g. 0.8")
+        if let problem = ConfigRules.pinchIn(scale) {
+          reader.error(entry, problem)
           continue
         }
         result.pinchIn = scale
       case "pinch-out":
         guard let scale = reader.number(entry) else { continue }
-        guard scale > 1 && scale <= 100 else {
-          reader.error(
-            entry, "'pinch-out' must be more than 1 and at most 100",
-            hint: "the scale the fingers' distance grows to, e.g. 1.25")
+        if let problem = ConfigRules.pinchOut(scale) {
+          reader.error(entry, problem)
           continue
         }
         result.pinchOut = scale
       case "rotate-angle":
         guard let angle = reader.angle(entry) else { continue }
-        guard angle > 0 && angle < 180 else {
-          reader.error(
-            entry, "'rotate-angle' must be more than 0deg and less than 180deg", hint: "e.g. 15deg")
+        if let problem = ConfigRules.rotateAngle(angle) {
+          reader.error(entry, problem)
           continue
         }
         result.rotateAngle = angle

@@ -88,6 +88,21 @@ public final class TouchScreen: Sendable {
     return try made.get()
   }
 
+  /// The thresholds recognition uses; the config's defaults until `setThresholds`.
+  public var thresholds: GestureThresholds { setup.withLock { $0.thresholds } }
+
+  /// Replaces the thresholds (the config's `thresholds:`), checked as the config's are: the
+  /// first value `gestured check` would reject is thrown, and nothing changes.
+  public func setThresholds(
+    _ thresholds: GestureThresholds, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
+  ) throws(GestureDiagnostic) {
+    if let problem = thresholds.problems.first {
+      throw GestureDiagnostic(.error, problem, at: CallSite(file, line, column))
+    }
+    setup.withLock { $0.thresholds = thresholds }
+    version.add(1, ordering: .releasing)
+  }
+
   /// Lets the continuous gestures named step together in one touch sequence (the config's
   /// `simultaneous: [[pan, pinch, rotate]]`): a map that pans, zooms and turns at once.
   /// Without it, the first gesture recognized wins the sequence. Replaces an earlier group.
@@ -263,6 +278,7 @@ struct Setup: Sendable {
   var entries: [Entry] = []
   var simultaneous = GestureKindSet()
   var groupSite: CallSite?
+  var thresholds = GestureThresholds()
 
   var profile: Profile {
     var profile = Profile(name: "TouchScreen")
@@ -271,6 +287,7 @@ struct Setup: Sendable {
     profile.regions = regions.map { Region(name: $0.name, area: $0.area) }
     profile.bindings = entries.map(\.binding)
     profile.simultaneous = simultaneous
+    profile.thresholds = thresholds.core
     profile.location = site.location
     return profile
   }

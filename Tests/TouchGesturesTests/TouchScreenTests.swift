@@ -168,6 +168,42 @@ func checkMessage(_ yaml: String) -> String? {
     #expect(thrown { try screen.onLongPress(in: other) { _ in } }?.message == "unknown region 'elsewhere'")
   }
 
+  @Test("thresholds are the config's, checked with its words, and change recognition")
+  func thresholds() async throws {
+    let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
+    #expect(screen.thresholds.longPress == .milliseconds(500))
+    var wide = GestureThresholds()
+    wide.swipeAngle = 50
+    #expect(throws: GestureDiagnostic.self) { try screen.setThresholds(wide) }
+    do throws(GestureDiagnostic) {
+      try screen.setThresholds(wide)
+    } catch {
+      #expect(
+        error.message
+          == checkMessage("thresholds: { swipe-angle: 50deg }\nbindings: [{ gesture: tap, run: x }]"))
+    }
+    var instant = GestureThresholds()
+    instant.longPress = .zero
+    #expect(throws: GestureDiagnostic.self) { try screen.setThresholds(instant) }
+    do throws(GestureDiagnostic) {
+      try screen.setThresholds(instant)
+    } catch {
+      #expect(
+        error.message == checkMessage("thresholds: { long-press: 0ms }\nbindings: [{ gesture: tap, run: x }]"))
+    }
+
+    let seen = Seen()
+    try screen.onLongPress { _ in seen.add("long press") }
+    let hold = panel + "hold at=100ms x=0.5 y=0.5 duration=800ms\n"
+    _ = try await replay(hold, on: screen)
+    #expect(seen.all == ["long press"])
+    var patient = GestureThresholds()
+    patient.longPress = .seconds(1)
+    try screen.setThresholds(patient)
+    _ = try await replay(hold, on: screen)
+    #expect(seen.all == ["long press"])
+  }
+
   @Test("what the config warns about is in warnings, with the same words")
   func warnings() throws {
     let screen = TouchScreen(queue: .main)
