@@ -4,9 +4,12 @@ import GestureCore
 /// value and what the TouchGestures library throws (or warns about) at the call site.
 /// Both read these rules, so a config and the same bindings in code are judged alike.
 public struct RuleViolation: Hashable, Sendable {
+  /// What is wrong, the diagnostic's message.
   public var message: String
+  /// What to do about it, when there is more to say.
   public var hint: String?
 
+  /// A violation with its message and hint.
   public init(_ message: String, hint: String? = nil) {
     self.message = message
     self.hint = hint

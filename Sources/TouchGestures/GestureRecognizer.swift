@@ -6,10 +6,12 @@ import GestureCore
 /// Package API: the daemon turns its config into one of these, with handlers that start
 /// the bound commands; `TouchScreen` builds one from its `on…` calls.
 package struct GestureBindings<Handler> {
+  /// What to recognize: regions, bindings, thresholds, the simultaneous group.
   package var profile: Profile
   /// Parallel to `profile.bindings`.
   package var handlers: [Handler]
 
+  /// `handlers[i]` is binding i's.
   package init(profile: Profile, handlers: [Handler]) {
     precondition(profile.bindings.count == handlers.count, "one handler per binding")
     self.profile = profile
@@ -27,7 +29,9 @@ package struct GestureBindings<Handler> {
 /// The one recognition path: `TouchScreen` (live or replayed) and the daemon both feed a
 /// `DeviceEngine` through this type and get their handlers back from it.
 package struct GestureRecognizer<Handler> {
+  /// The device's pipeline, fed by the caller (raw events, deadlines, cancels).
   package var engine: DeviceEngine
+  /// What the engine recognizes and whose handlers its firings get.
   package let bindings: GestureBindings<Handler>
 
   /// nil when the device cannot report a position.

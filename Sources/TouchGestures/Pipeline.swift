@@ -68,6 +68,7 @@ struct Pipeline {
     let batch = firings.compactMap { event in recognizer.handler(for: event).map { (entry: $0, event: event) } }
     guard !batch.isEmpty else { return }
     let regions = regions
+    screen.firingHops.add(1, ordering: .relaxed)
     screen.queue.async {
       for (entry, event) in batch where !entry.token.isCancelled { entry.deliver(event, regions) }
     }

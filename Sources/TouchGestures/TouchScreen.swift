@@ -33,6 +33,8 @@ public final class TouchScreen: Sendable {
   /// version it was made from is behind.
   let version = Atomic<Int>(0)
   let session = Mutex<InputSession?>(nil)
+  /// Blocks sent to `queue` with firings, for the test that there is at most one per firing.
+  let firingHops = Atomic<Int>(0)
 
   private static let screens = Atomic<Int>(0)
 
@@ -140,7 +142,8 @@ public final class TouchScreen: Sendable {
   }
 
   /// Stops reading. Steps in progress end (their handlers get `.ended`); nothing fires
-  /// after the handlers already on their way.
+  /// after the handlers already on their way. A screen reads until this is called (or
+  /// another source is started): dropping the last reference to it does not stop it.
   public func stop() {
     let old = session.withLock { current in
       defer { current = nil }

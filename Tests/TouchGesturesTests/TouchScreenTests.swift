@@ -2,8 +2,9 @@ import Dispatch
 import GesturedConfig
 import Synchronization
 import Testing
-import TouchGestures
 import TouchScript
+
+@testable import TouchGestures
 
 #if canImport(Glibc)
   import Glibc
@@ -110,6 +111,26 @@ func checkMessage(_ yaml: String) -> String? {
         at 1300ms up 2
         """, on: screen)
     #expect(seen.all == ["pinch 1 125", "pinch 2 125", "pinch 3 133", "pinch 4 146", "pan end 3 dx 44", "pinch end 4"])
+  }
+
+  @Test("firings reach the queue in at most one hop each, frames that fire nothing in none")
+  func hops() async throws {
+    let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
+    let seen = Seen()
+    try screen.onPinch(.out, step: .percent(5)) { pinch in seen.add("pinch \(pinch.phase)") }
+    try screen.onTap { _ in seen.add("tap") }
+    // About 100 frames of a slow pinch, then a tap.
+    _ = try await replay(
+      panel + """
+        pinch at=100ms center=0.5,0.5 from=40mm to=60mm duration=1s
+        tap at=2s x=0.5 y=0.5
+        """, on: screen)
+    let hops = screen.firingHops.load(ordering: .relaxed)
+    #expect(seen.all.count >= 8)
+    #expect(hops >= 1 && hops <= seen.all.count)
+    // A two-second drag no binding wants: hundreds of frames, no hop.
+    _ = try await replay(panel + "drag at=100ms from=0.2,0.5 to=0.8,0.5\n", on: screen)
+    #expect(screen.firingHops.load(ordering: .relaxed) == hops)
   }
 
   @Test("a cancelled handler is not called, and its trigger may be bound again")
