@@ -25,7 +25,9 @@ final class InputSession: @unchecked Sendable {
   static let lateDeadlineLimit: Microseconds = 2_000_000
 
   private enum Wanted {
-    case node(String)
+    /// A node by the path given (`/dev/input/eventN` or a udev link to it) and the node it
+    /// named at the start.
+    case node(given: String, resolved: String)
     case match(Configuration)
   }
 
@@ -55,7 +57,7 @@ final class InputSession: @unchecked Sendable {
     queue.async {
       switch source {
       case .recording(let path): self.play(path)
-      case .device(let path): self.startLive(.node(Self.resolved(path)))
+      case .device(let path): self.startLive(.node(given: path, resolved: Self.resolved(path)))
       case .firstTouchscreen(let match):
         var profile = Profile(name: "TouchScreen")
         profile.match = match.core
@@ -159,7 +161,7 @@ final class InputSession: @unchecked Sendable {
     }
     if let watcher {
       for node in watcher.enumerate() { appeared(node) }
-    } else if case .node(let path) = wanted {
+    } else if case .node(_, let path) = wanted {
       open(path, node: nil)
     }
     rearm()
@@ -172,8 +174,12 @@ final class InputSession: @unchecked Sendable {
     present[node.syspath] = node
     guard live == nil, let wanted else { return }
     switch wanted {
-    case .node(let path):
-      if node.devnode == path { open(path, node: node) }
+    case .node(let given, let resolved):
+      // A link such as /dev/input/by-path/… follows its device to a new eventN on a replug.
+      let links = node.properties["DEVLINKS"]?.split(separator: " ") ?? []
+      if node.devnode == resolved || node.devnode == given || links.contains(Substring(given)) {
+        open(node.devnode, node: node)
+      }
     case .match(let configuration):
       guard node.isTouchscreen || configuration.profiles.contains(where: { $0.match != nil }) else { return }
       open(node.devnode, node: node, taking: configuration)
