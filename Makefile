@@ -68,7 +68,7 @@ GESTURED := $(SCRATCH)/release/gestured
 RELEASE_FLAGS := --static-swift-stdlib --disable-local-rpath -Xlinker --strip-all \
   -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 
-.PHONY: all deps test-deps build run demo test test-unit test-vm install uninstall format lint clean \
+.PHONY: all deps test-deps build run demo test test-unit test-example test-vm install uninstall format lint clean \
   check-binary man check-man test-completion deb check-deb check-packaging \
   fuzz fuzz-smoke fuzz-build bench bench-vm test-asan
 
@@ -103,11 +103,21 @@ demo: build
 # Everything: the unit tests, each fuzzer briefly (its crashers, then FUZZ_SMOKE_SECONDS),
 # the package (binary, manual pages, completion, .deb, lintian), then the real-kernel tests
 # in a VM (booted once).
-test: test-unit fuzz-smoke check-packaging test-vm
+test: test-unit test-example fuzz-smoke check-packaging test-vm
 
 # The unit tests alone, for a quick loop.
 test-unit: deps test-deps
 	$(SWIFT) test --scratch-path $(SCRATCH) $(SWIFT_FLAGS)
+
+# The library's example app (examples/kiosk-gestures, its own package depending on this one
+# by path) built in its own scratch directory, replaying its recording through closures;
+# its output must be expected-output.txt line for line.
+EXAMPLE_DIR := examples/kiosk-gestures
+test-example: deps
+	$(SWIFT) build --package-path $(EXAMPLE_DIR) --scratch-path $(SCRATCH)/example $(SWIFT_FLAGS)
+	cd $(EXAMPLE_DIR) && $(abspath $(SCRATCH))/example/debug/KioskGestures demo.evemu > $(abspath $(SCRATCH))/example/output.txt
+	diff -u $(EXAMPLE_DIR)/expected-output.txt $(SCRATCH)/example/output.txt
+	@echo "test-example: the example's output is expected-output.txt"
 
 # What the tests use beyond the build: libevemu3, evemu's own reader, which the generator
 # tests read their recordings back with (they say "skipped" without it); for
@@ -329,11 +339,11 @@ bench-vm: build
 	@cat $(BENCH_DIR)/vm/strace-gestured.txt
 
 format:
-	$(SWIFT) format -i -r Sources Tests Package.swift
+	$(SWIFT) format -i -r Sources Tests Package.swift examples
 
 # --strict: a style finding fails the target (and CI), not only prints a warning.
 lint:
-	$(SWIFT) format lint --strict -r Sources Tests Package.swift
+	$(SWIFT) format lint --strict -r Sources Tests Package.swift examples
 
 clean:
 	rm -rf $(SCRATCH)

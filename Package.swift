@@ -6,6 +6,8 @@ let package = Package(
   products: [
     .executable(name: "gestured", targets: ["gestured"]),
     .executable(name: "gestured-touch", targets: ["gestured-touch"]),
+    // Gestures as closures in a kiosk app (docs/library.md).
+    .library(name: "TouchGestures", targets: ["TouchGestures"]),
   ],
   targets: [
     // System libraries from Debian (pkg-config names, apt providers).
@@ -22,12 +24,16 @@ let package = Package(
     .target(name: "GestureCore", linkerSettings: [.linkedLibrary("m")]),
     // YAML → validated Config, diagnostics with file:line:column.
     .target(name: "GesturedConfig", dependencies: ["GestureCore", "CYAML"]),
-    // The only place with file descriptors, processes and libevdev handles.
+    // The one syscall layer: file descriptors, epoll, timers, signals, libevdev, udev, logging.
+    .target(name: "GesturedSystem", dependencies: ["GestureCore", "CEvdev", "CUdev", "CGesturedShim"]),
+    // The library: a touchscreen's gestures as closures, over the same recognizers.
+    .target(name: "TouchGestures", dependencies: ["GestureCore", "GesturedConfig", "GesturedSystem"]),
+    // The daemon and the commands: processes, actions, output.
     .target(
       name: "GesturedRuntime",
-      dependencies: ["GestureCore", "GesturedConfig", "CEvdev", "CUdev", "CGesturedShim"]),
+      dependencies: ["GestureCore", "GesturedConfig", "GesturedSystem", "TouchGestures", "CEvdev", "CGesturedShim"]),
     .executableTarget(
-      name: "gestured", dependencies: ["GestureCore", "GesturedConfig", "GesturedRuntime"]),
+      name: "gestured", dependencies: ["GestureCore", "GesturedConfig", "GesturedSystem", "GesturedRuntime"]),
     // Scripted touches → raw events / evemu recordings, for tests and the VM harness.
     .target(name: "TouchScript", dependencies: ["GestureCore"]),
     .executableTarget(name: "gestured-touch", dependencies: ["TouchScript", "GestureCore", "CEvdev"]),
@@ -38,13 +44,14 @@ let package = Package(
     .testTarget(name: "GesturedConfigTests", dependencies: ["GesturedConfig", "GestureCore"]),
     .testTarget(
       name: "GesturedRuntimeTests",
-      dependencies: ["GesturedRuntime", "GestureCore", "GesturedConfig"],
+      dependencies: ["GesturedRuntime", "GesturedSystem", "GestureCore", "GesturedConfig"],
       // The bad-input matrix, read through #filePath at test time.
       exclude: ["BadInputs"]),
     .testTarget(name: "TouchScriptTests", dependencies: ["TouchScript", "GestureCore"]),
+    .testTarget(name: "TouchGesturesTests", dependencies: ["TouchGestures", "TouchScript", "GesturedConfig"]),
     .testTarget(
       name: "ReplayTests",
-      dependencies: ["TouchScript", "GestureCore", "GesturedConfig", "GesturedRuntime"],
+      dependencies: ["TouchScript", "GestureCore", "GesturedConfig", "GesturedSystem", "GesturedRuntime"],
       // Read through #filePath at test time, not bundled.
       exclude: ["Scenarios"]),
   ]

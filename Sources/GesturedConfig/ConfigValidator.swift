@@ -27,17 +27,9 @@ struct ConfigValidator {
     "timeout", "cooldown", "environment", "user",
   ]
 
-  /// Most taps a binding may ask for; more is a typo, and recognizers may size storage by it.
-  static let maximumTaps = 100
-  /// Most regions in one profile.
-  static let maximumRegions = 256
-  /// Most fingers gestured follows in one sequence.
-  static let maximumFingers = 5
   /// Largest magnitude of a calibration entry, and smallest of its determinant.
   static let maximumCalibrationEntry = 1000.0
   static let minimumCalibrationDeterminant = 1e-6
-  /// Slack for sums of fractions such as 0.7 + 0.3.
-  private static let fractionTolerance = 1e-9
 
   // MARK: Top level
 
@@ -71,9 +63,7 @@ struct ConfigValidator {
       fillRegionsAndBindings(
         &profile, &actions, regions: fields["regions"], bindings: fields["bindings"])
       if profile.bindings.isEmpty && !hasError {
-        reader.warning(
-          at: reader.location(of: root), "the config has no bindings, so nothing runs",
-          hint: "add a 'bindings:' list")
+        reader.warning(at: reader.location(of: root), ConfigRules.noBindings)
       }
       return (Configuration(profiles: [profile], maximumDevices: maximumDevices), [actions])
     }
@@ -135,36 +125,29 @@ struct ConfigValidator {
         if let time = reader.duration(entry) { result.swipeMaxDuration = time }
       case "swipe-angle":
         guard let angle = reader.angle(entry) else { continue }
-        guard angle > 0 && angle <= 45 else {
-          reader.error(
-            entry, "'swipe-angle' must be more than 0deg and at most 45deg",
-            hint: "how far a swipe may stray from its axis; beyond 45deg directions would overlap")
+        if let problem = ConfigRules.swipeAngle(angle) {
+          reader.error(entry, problem)
           continue
         }
         result.swipeAngle = angle
       case "pinch-in":
         guard let scale = reader.number(entry) else { continue }
-        guard scale > 0 && scale < 1 else {
-          reader.error(
-            entry, "'pinch-in' must be between 0 and 1",
-            hint: "the scale the fingers' distance shrinks to, e.g. 0.8")
+        if let problem = ConfigRules.pinchIn(scale) {
+          reader.error(entry, problem)
           continue
         }
         result.pinchIn = scale
       case "pinch-out":
         guard let scale = reader.number(entry) else { continue }
-        guard scale > 1 && scale <= 100 else {
-          reader.error(
-            entry, "'pinch-out' must be more than 1 and at most 100",
-            hint: "the scale the fingers' distance grows to, e.g. 1.25")
+        if let problem = ConfigRules.pinchOut(scale) {
+          reader.error(entry, problem)
           continue
         }
         result.pinchOut = scale
       case "rotate-angle":
         guard let angle = reader.angle(entry) else { continue }
-        guard angle > 0 && angle < 180 else {
-          reader.error(
-            entry, "'rotate-angle' must be more than 0deg and less than 180deg", hint: "e.g. 15deg")
+        if let problem = ConfigRules.rotateAngle(angle) {
+          reader.error(entry, problem)
           continue
         }
         result.rotateAngle = angle
@@ -402,7 +385,6 @@ struct ConfigValidator {
   /// kinds. Tap, long press and swipe are refused with the kind table's reason.
   private mutating func simultaneous(_ value: Value) -> (kinds: GestureKindSet, value: Value)? {
     guard let groups = reader.list(value, itemName: "simultaneous group") else { return nil }
-    let continuous = GestureKind.continuous.map(\.rawValue).joined(separator: ", ")
     if !groups.isEmpty,
       groups.allSatisfy({ if case .scalar = $0.node.content { true } else { false } })
     {
@@ -428,13 +410,11 @@ struct ConfigValidator {
         valid = false
         continue
       }
-      if let why = kind.traits.groupRefusal {
-        reader.error(
-          member, "\(kind.rawValue) cannot be in a 'simultaneous' group: \(why)",
-          hint: "a group holds two or three of \(continuous)")
+      if let problem = ConfigRules.groupMember(kind) {
+        reader.error(member, problem)
         valid = false
       } else if kinds.contains(kind) {
-        reader.error(member, "\(kind.rawValue) is in the group twice")
+        reader.error(member, ConfigRules.repeatedGroupMember(kind))
         valid = false
       } else {
         kinds.insert(kind)
@@ -442,34 +422,18 @@ struct ConfigValidator {
     }
     guard valid else { return nil }
     guard kinds.count >= 2 else {
-      reader.error(
-        group, "a 'simultaneous' group needs two or three gestures",
-        hint: "a group holds two or three of \(continuous), e.g. [[pinch, rotate]]")
+      reader.error(group, ConfigRules.groupTooSmall)
       return nil
     }
     return (kinds, group)
   }
 
-  /// Warns when no finger count lets two members of the group share a sequence (a
-  /// one-finger pan with a pinch, which takes two).
+  /// Warns when no finger count lets two members of the group share a sequence.
   private mutating func warnAboutGroup(
     _ group: (kinds: GestureKindSet, value: Value), bindings: [Binding]
   ) {
-    var fingers: [GestureKind: Set<Int>] = [:]
-    for binding in bindings where group.kinds.contains(binding.gesture) {
-      fingers[binding.gesture, default: []].insert(binding.fingers)
-    }
-    let members = group.kinds.kinds.filter { fingers[$0] != nil }
-    for (i, a) in members.enumerated() {
-      for b in members[(i + 1)...] where fingers[a, default: []].isDisjoint(with: fingers[b, default: []]) {
-        let counts: (GestureKind) -> String = { kind in
-          fingers[kind, default: []].sorted().map(String.init).joined(separator: " or ")
-        }
-        reader.warning(
-          at: reader.location(of: group.value),
-          "\(a.rawValue) and \(b.rawValue) can never share a sequence: their bindings take \(counts(a)) and \(counts(b)) fingers",
-          hint: "give the \(a.rawValue) bindings 'fingers: \(counts(b))', or drop one from the group")
-      }
+    for warning in ConfigRules.groupFingers(group.kinds, bindings: bindings) {
+      reader.warning(at: reader.location(of: group.value), warning)
     }
   }
 
@@ -500,10 +464,8 @@ struct ConfigValidator {
     var indexOfName: [String: Int] = [:]
     for item in items {
       // Every region is compared with those before it: the cap keeps that cheap.
-      guard regions.count < Self.maximumRegions else {
-        reader.error(
-          item, "a profile has at most \(Self.maximumRegions) regions; this is one more",
-          hint: "regions are areas of the panel a binding can name; merge or remove some")
+      guard regions.count < ConfigRules.maximumRegions else {
+        reader.error(item, ConfigRules.tooManyRegions)
         break
       }
       guard let fields = reader.fields(item, allowed: Self.regionKeys, emptyIsFine: false) else {
@@ -516,14 +478,13 @@ struct ConfigValidator {
       }
       guard let name = reader.string(nameValue) else { continue }
       if let index = indexOfName[name] {
-        reader.error(nameValue, "region '\(name)' is already defined at line \(lines[index])")
+        reader.error(nameValue, ConfigRules.repeatedRegion(name, line: lines[index]))
         continue
       }
-      if let area, let index = regions.firstIndex(where: { Self.area($0.area, covers: area) }) {
+      if let area, let index = regions.firstIndex(where: { ConfigRules.area($0.area, covers: area) }) {
         reader.warning(
           at: reader.location(of: item),
-          "region '\(name)' lies inside '\(regions[index].name)', listed before it at line \(lines[index]): no gesture ever belongs to '\(name)'",
-          hint: "the first region containing a touch wins; list the smaller region first")
+          ConfigRules.regionInside(name, outer: regions[index].name, line: lines[index]))
       }
       // A region with a broken area is still known by name, so bindings naming it do not
       // produce a second, misleading "unknown region" error.
@@ -532,13 +493,6 @@ struct ConfigValidator {
       lines.append(item.line)
     }
     return regions
-  }
-
-  private static func area(_ outer: Area, covers inner: Area) -> Bool {
-    let slack = fractionTolerance
-    return outer.x <= inner.x + slack && outer.y <= inner.y + slack
-      && outer.x + outer.width + slack >= inner.x + inner.width
-      && outer.y + outer.height + slack >= inner.y + inner.height
   }
 
   /// Fractions of the panel as the user sees it; all four keys are required so that an
@@ -559,15 +513,8 @@ struct ConfigValidator {
     var numbers: [String: Double] = [:]
     for key in Self.areaKeys {
       guard let entry = fields[key], let number = reader.number(entry) else { continue }
-      let isOrigin = key == "x" || key == "y"
-      if isOrigin ? !(number >= 0 && number < 1) : !(number > 0 && number <= 1) {
-        reader.error(
-          entry,
-          isOrigin
-            ? "'\(key)' must be at least 0 and less than 1"
-            : "'\(key)' must be more than 0 and at most 1",
-          hint: "areas are fractions of the panel: 0 is the left or top edge, 1 the right or bottom"
-        )
+      if let problem = ConfigRules.areaValue(key, number) {
+        reader.error(entry, problem)
         continue
       }
       numbers[key] = number
@@ -576,11 +523,8 @@ struct ConfigValidator {
       guard let start = numbers[origin], let length = numbers[size], let entry = fields[size] else {
         continue
       }
-      if start + length > 1 + Self.fractionTolerance {
-        reader.error(
-          entry,
-          "\(origin) + \(size) is \(start + length): the area reaches past the \(edge) edge of the panel",
-          hint: "make \(size) at most \(Self.shortDecimal(1 - start))")
+      if let problem = ConfigRules.areaReach(origin: origin, size: size, edge: edge, start: start, length: length) {
+        reader.error(entry, problem)
         numbers[size] = nil
       }
     }
@@ -590,10 +534,7 @@ struct ConfigValidator {
     return Area(x: x, y: y, width: width, height: height)
   }
 
-  private static func shortDecimal(_ value: Double) -> String {
-    let rounded = (value * 1_000_000).rounded() / 1_000_000
-    return "\(rounded)"
-  }
+  private static func shortDecimal(_ value: Double) -> String { ConfigRules.shortDecimal(value) }
 
   // MARK: Bindings
 
@@ -621,12 +562,7 @@ struct ConfigValidator {
         direction: binding.direction,
         edge: binding.edge, region: binding.region)
       if let line = triggers[trigger] {
-        reader.error(
-          item,
-          "this binding repeats the one at line \(line): same gesture, taps, fingers, direction, edge and region",
-          hint:
-            "only one command can run per gesture (a step binding and a one-shot one count alike); remove one or change what tells them apart"
-        )
+        reader.error(item, ConfigRules.repeatedTrigger(line: line))
         continue
       }
       triggers[trigger] = item.line
@@ -673,10 +609,8 @@ struct ConfigValidator {
       if let gesture, !gesture.traits.takesTaps {
         reader.error(
           value, "'taps' applies only to tap, not to \(gesture.rawValue)", hint: "remove 'taps'")
-      } else if number < 1 || number > Self.maximumTaps {
-        reader.error(
-          value, "'taps' must be 1 to \(Self.maximumTaps), not \(number)",
-          hint: number < 1 ? "a single tap is taps: 1" : nil)
+      } else if let problem = ConfigRules.taps(number) {
+        reader.error(value, problem)
       } else {
         taps = number
       }
@@ -684,15 +618,8 @@ struct ConfigValidator {
 
     var fingers: Int? = nil
     if let value = fields["fingers"], let number = reader.integer(value) {
-      let allowed = gesture?.traits.fingers ?? GestureTraits.anyFingers
-      if number < 1 || number > Self.maximumFingers {
-        reader.error(
-          value, "'fingers' must be 1 to \(Self.maximumFingers), not \(number)",
-          hint: "gestured follows up to \(Self.maximumFingers) fingers")
-      } else if let gesture, !allowed.contains(number) {
-        reader.error(
-          value, "'fingers' must be \(allowed.lowerBound) for \(gesture.rawValue)",
-          hint: "pinch and rotate use exactly 2 fingers")
+      if let problem = ConfigRules.fingers(number, gesture: gesture) {
+        reader.error(value, problem)
       } else {
         fingers = number
       }
@@ -709,13 +636,10 @@ struct ConfigValidator {
         edge = reader.word(value, among: Edge.allCases, what: "an edge")
       }
     }
-    if let edge, let direction, Self.leavesPanel(from: edge, moving: direction),
+    if let edge, let direction, let problem = ConfigRules.edgeSwipe(from: edge, moving: direction),
       let value = fields["edge"]
     {
-      reader.warning(
-        at: reader.location(of: value),
-        "a swipe \(direction.rawValue) from the \(edge.rawValue) edge moves off the panel and can hardly happen",
-        hint: "an edge swipe usually moves away from its edge")
+      reader.warning(at: reader.location(of: value), problem)
     }
 
     var region: Int? = nil
@@ -850,51 +774,20 @@ struct ConfigValidator {
         hint: "write e.g. step: \(example)")
       return nil
     }
-    guard unit.accepts(amount) else {
-      let range = unit.range
-      let symbol = Self.stepSymbol(unit)
-      let upper = range.upperIsExclusive ? "less than" : "at most"
-      reader.error(
-        value,
-        "'step' must be more than \(Self.plain(range.lowerBound))\(symbol) and \(upper) \(Self.plain(range.upperBound))\(symbol), not \(text)",
-        hint: "e.g. step: \(example)")
+    if let problem = ConfigRules.step(amount, written: text, unit: unit) {
+      reader.error(value, problem)
       return nil
     }
     return amount
   }
 
-  private static func stepExample(_ unit: StepUnit) -> String {
-    switch unit {
-    case .percent: "10%"
-    case .degrees: "15deg"
-    case .millimetres: "10mm"
-    }
-  }
+  private static func stepExample(_ unit: StepUnit) -> String { ConfigRules.stepExample(unit) }
 
   private static func stepNoun(_ unit: StepUnit) -> String {
     switch unit {
     case .percent: "a percentage"
     case .degrees: "an angle"
     case .millimetres: "a distance"
-    }
-  }
-
-  private static func stepSymbol(_ unit: StepUnit) -> String {
-    switch unit {
-    case .percent: "%"
-    case .degrees: "deg"
-    case .millimetres: "mm"
-    }
-  }
-
-  private static func plain(_ value: Double) -> String {
-    value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
-  }
-
-  private static func leavesPanel(from edge: Edge, moving direction: Direction) -> Bool {
-    switch (edge, direction) {
-    case (.left, .left), (.right, .right), (.top, .up), (.bottom, .down): true
-    default: false
     }
   }
 }

@@ -6,6 +6,10 @@ struct UnitError: Error, Equatable {
   var hint: String?
 }
 
+extension UnitError {
+  init(_ problem: RuleViolation) { self.init(message: problem.message, hint: problem.hint) }
+}
+
 /// Numbers with units as operators write them: `300ms`, `0.5s`, `3mm`, `2%`, `25deg`.
 ///
 /// Units are required (a bare `300` is ambiguous between milliseconds and seconds), and
@@ -13,10 +17,10 @@ struct UnitError: Error, Equatable {
 enum Units {
   /// No gesture threshold, timeout or cooldown is meant to last longer than a day; beyond
   /// is a typo, and keeping durations small keeps deadline arithmetic far from overflow.
-  static let maximumDuration: Microseconds = 24 * 3600 * 1_000_000
+  static let maximumDuration = ConfigRules.maximumDuration
   /// The largest distance or panel size, 10 m: a bigger panel is a typo (a missing point),
   /// and bounded lengths keep every product of them finite.
-  static let maximumMillimetres = 10_000.0
+  static let maximumMillimetres = ConfigRules.maximumMillimetres
 
   static func duration(_ text: String) throws(UnitError) -> Microseconds {
     let (number, unit) = split(text)
@@ -39,9 +43,7 @@ enum Units {
       throw UnitError(message: "'\(text)' is negative", hint: "a duration is 0 or more")
     }
     guard let micro = decimal.scaled(byPowerOfTen: exponent), micro <= maximumDuration else {
-      throw UnitError(
-        message: "'\(text)' is longer than 24 hours",
-        hint: "durations are 0 to 86400s (24 hours)")
+      throw UnitError(ConfigRules.durationTooLong(text))
     }
     return micro
   }
@@ -57,9 +59,7 @@ enum Units {
     guard !decimal.negative else {
       throw UnitError(message: "'\(text)' is negative", hint: "a distance is more than 0")
     }
-    let tooLong = UnitError(
-      message: "'\(text)' is longer than 10 m",
-      hint: "distances and sizes are at most 10000mm (1000cm)")
+    let tooLong = UnitError(ConfigRules.distanceTooLong(text))
     switch unit {
     case "mm", "cm":
       // Also catches digits too many for a Double, which read as infinity.
@@ -67,10 +67,7 @@ enum Units {
       guard millimetres.isFinite, millimetres <= maximumMillimetres else { throw tooLong }
       return .millimetres(millimetres)
     case "%" where allowPercent:
-      guard value.isFinite, value <= 100 else {
-        throw UnitError(
-          message: "'\(text)' is more than the whole diagonal", hint: "use at most 100%")
-      }
+      guard value.isFinite, value <= 100 else { throw UnitError(ConfigRules.moreThanTheDiagonal(text)) }
       return .percentOfDiagonal(value)
     case "%":
       throw UnitError(

@@ -224,7 +224,7 @@ struct ValueReader {
     do {
       let micro = try Units.duration(text)
       if micro == 0 && !allowZero {
-        error(value, "'\(value.name)' must be longer than 0")
+        error(value, ConfigRules.zeroDuration(value.name))
         return nil
       }
       return micro
@@ -239,8 +239,8 @@ struct ValueReader {
     guard let text = scalarText(value, expected: "a distance such as 3mm") else { return nil }
     do {
       let distance = try Units.distance(text, allowPercent: allowPercent)
-      if distance.millimetres(diagonal: 1) <= 0 {
-        error(value, "'\(value.name)' must be more than 0")
+      if let problem = ConfigRules.distance(distance, key: value.name) {
+        error(value, problem)
         return nil
       }
       return distance

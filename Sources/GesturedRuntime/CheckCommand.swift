@@ -1,5 +1,6 @@
 import GestureCore
 import GesturedConfig
+import GesturedSystem
 
 /// `gestured check --config FILE`: validates a config without touching any device.
 public struct CheckCommand: Hashable, Sendable {

@@ -1,5 +1,6 @@
 import GestureCore
 import GesturedConfig
+import GesturedSystem
 
 #if canImport(Glibc)
   import Glibc

@@ -1,6 +1,7 @@
 import CEvdev
 import Dispatch
 import GestureCore
+import GesturedSystem
 
 #if canImport(Glibc)
   import Glibc

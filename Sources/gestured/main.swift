@@ -1,4 +1,5 @@
 import GesturedRuntime
+import GesturedSystem
 
 // The executable only parses the command line and dispatches; the commands live in
 // GesturedRuntime so tests run them in-process.

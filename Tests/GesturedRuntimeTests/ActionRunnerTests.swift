@@ -4,6 +4,7 @@ import Glibc
 import Testing
 
 @testable import GesturedRuntime
+@testable import GesturedSystem
 
 /// Real processes on a private serial queue standing in for the daemon's main queue. Every
 /// wait has a deadline.

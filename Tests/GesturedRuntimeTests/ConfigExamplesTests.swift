@@ -2,6 +2,7 @@ import Glibc
 import Testing
 
 @testable import GesturedRuntime
+@testable import GesturedSystem
 
 /// Every config in config/examples/ passes `gestured check` (the command's own code path),
 /// with no warning: they are what operators copy.

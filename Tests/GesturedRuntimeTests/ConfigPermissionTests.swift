@@ -1,6 +1,7 @@
 import Testing
 
 @testable import GesturedRuntime
+@testable import GesturedSystem
 
 #if canImport(Glibc)
   import Glibc

@@ -6,6 +6,7 @@ import Glibc
 import Testing
 
 @testable import GesturedRuntime
+@testable import GesturedSystem
 
 // This machine has no /dev/input: udev and libevdev are exercised as far as they go without
 // devices; the live read path (drain, SYN_DROPPED, grab, hot-plug) runs in the VM tests.

@@ -2,6 +2,7 @@ import Glibc
 import Testing
 
 @testable import GesturedRuntime
+@testable import GesturedSystem
 
 @Suite("The syscall layer")
 struct ErrnoTests {

@@ -4,6 +4,7 @@ import Glibc
 import Testing
 
 @testable import GesturedRuntime
+@testable import GesturedSystem
 
 /// The event loop's fairness, with pipes standing in for devices: a handler that reads a
 /// bounded amount leaves the rest for the next wake-up, and every ready descriptor is served

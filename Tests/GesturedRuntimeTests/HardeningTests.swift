@@ -4,6 +4,7 @@ import Glibc
 import Testing
 
 @testable import GesturedRuntime
+@testable import GesturedSystem
 
 /// Inputs that could hang, crash or forge output: files that are no files, device names
 /// with control characters, the open-device cap, replay's `user:`.

@@ -3,6 +3,7 @@ import GestureCore
 import Testing
 
 @testable import GesturedRuntime
+@testable import GesturedSystem
 
 /// The kernel does not resend an unchanged value, so a touch at the previous touch's place
 /// arrives as a tracking id alone. The daemon seeds each engine with the positions libevdev

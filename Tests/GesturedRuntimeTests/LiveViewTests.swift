@@ -3,6 +3,7 @@ import GesturedConfig
 import Testing
 
 @testable import GesturedRuntime
+@testable import GesturedSystem
 
 /// `monitor --pretty`'s formatter, fed as the daemon feeds it (an engine's frames, records
 /// and firings) from a scripted recording instead of a kernel device.

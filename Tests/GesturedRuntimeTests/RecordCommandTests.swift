@@ -4,6 +4,7 @@ import Glibc
 import Testing
 
 @testable import GesturedRuntime
+@testable import GesturedSystem
 
 /// `gestured record`'s writer without a kernel: what it writes for a device and its events
 /// is read back by EvemuParser as the same device and the same events. (The VM scenario

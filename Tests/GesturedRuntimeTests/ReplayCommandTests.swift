@@ -2,6 +2,7 @@ import GestureCore
 import Testing
 
 @testable import GesturedRuntime
+@testable import GesturedSystem
 
 /// What the fake pipeline was asked to run, in order.
 final class PipelineCalls: @unchecked Sendable {

@@ -2,6 +2,7 @@ import GestureCore
 import Testing
 
 @testable import GesturedRuntime
+@testable import GesturedSystem
 
 #if canImport(Glibc)
   import Glibc

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 
 @testable import GesturedRuntime
+@testable import GesturedSystem
 
 @Suite("gestured trace")
 struct TraceCommandTests {

@@ -1,6 +1,7 @@
 import CGesturedShim
 import Dispatch
 import GestureCore
+import GesturedSystem
 
 #if canImport(Glibc)
   import Glibc

@@ -1,4 +1,5 @@
 import CGesturedShim
+import GesturedSystem
 
 #if canImport(Glibc)
   import Glibc

@@ -1,3 +1,4 @@
+import GesturedSystem
 #if canImport(Glibc)
   import Glibc
 #endif

@@ -1,6 +1,8 @@
 import Dispatch
 import GestureCore
 import GesturedConfig
+import GesturedSystem
+import TouchGestures
 
 #if canImport(Glibc)
   import Glibc
@@ -8,6 +10,10 @@ import GesturedConfig
 
 /// The daemon, and `gestured monitor`: live devices → the same pipeline as replay → actions
 /// (or JSON lines).
+///
+/// A client of TouchGestures: each device's config profile becomes the library's
+/// `GestureBindings`, whose handlers start the bound commands (or print the firings), and
+/// recognition runs in the library's `GestureRecognizer`, the same as in a `TouchScreen`.
 ///
 /// Everything runs on one serial Dispatch queue, from one event loop (EventMultiplexer: one
 /// epoll set under one Dispatch read source): the signalfd, the udev monitor, the devices,
@@ -51,6 +57,9 @@ public final class Daemon: @unchecked Sendable {
   /// millisecond of work.
   static let eventsPerWakeUp = 256
 
+  /// What a binding's handler does with a firing: runs its command, or reports it.
+  typealias FiringHandler = (GestureEvent) -> Void
+
   /// One opened device and its pipeline.
   final class OpenDevice {
     let node: InputNode
@@ -58,7 +67,12 @@ public final class Daemon: @unchecked Sendable {
     let profileIndex: Int
     let profile: Profile
     let actions: ProfileActions
-    var engine: DeviceEngine
+    var recognizer: GestureRecognizer<FiringHandler>
+    /// The recognizer's engine, in place (no copy per event).
+    var engine: DeviceEngine {
+      _read { yield recognizer.engine }
+      _modify { yield &recognizer.engine }
+    }
     /// Set while the multiplexer watches the device.
     var token: EventMultiplexer.Token?
     /// The engine's impossible-input count last logged.
@@ -66,14 +80,14 @@ public final class Daemon: @unchecked Sendable {
 
     init(
       node: InputNode, evdev: EvdevDevice, profileIndex: Int, profile: Profile, actions: ProfileActions,
-      engine: DeviceEngine
+      recognizer: GestureRecognizer<FiringHandler>
     ) {
       self.node = node
       self.evdev = evdev
       self.profileIndex = profileIndex
       self.profile = profile
       self.actions = actions
-      self.engine = engine
+      self.recognizer = recognizer
     }
 
     var name: String { evdev.description.name }
@@ -311,22 +325,28 @@ public final class Daemon: @unchecked Sendable {
       return
     }
     let profile = DeviceSelection.effectiveProfile(configuration.profiles[index], node: node)
-    guard var engine = DeviceEngine(device: evdev.description, profile: profile) else {
+    let profileActions = actions.indices.contains(index) ? actions[index] : ProfileActions()
+    let bindings = firingHandlers(
+      profile: profile, profileIndex: index, actions: profileActions, devnode: node.devnode,
+      deviceName: evdev.description.name)
+    guard var recognizer = GestureRecognizer(device: evdev.description, bindings: bindings) else {
       logger.warning("\(node.devnode) '\(evdev.description.name)': reports no touch position; left alone")
       evdev.close()
       return
     }
-    engine.tracing = options.verbose
-    engine.keepsRecords = liveView != nil
+    recognizer.engine.tracing = options.verbose
+    recognizer.engine.keepsRecords = liveView != nil
     // Start from the kernel's positions, which it will not resend while they do not change.
     var nothing: [GestureEvent] = []
-    for event in evdev.currentPositions(at: MonotonicClock.now()) { engine.handle(event, into: &nothing) }
+    for event in evdev.currentPositions(at: MonotonicClock.now()) {
+      recognizer.engine.handle(event, into: &nothing)
+    }
     if profile.grab {
       do { try evdev.grab(true) } catch { logger.warning("\(node.devnode): cannot grab: \(error)") }
     }
-    let profileActions = actions.indices.contains(index) ? actions[index] : ProfileActions()
     let device = OpenDevice(
-      node: node, evdev: evdev, profileIndex: index, profile: profile, actions: profileActions, engine: engine)
+      node: node, evdev: evdev, profileIndex: index, profile: profile, actions: profileActions,
+      recognizer: recognizer)
     do {
       device.token = try multiplexer.watch(evdev.fileDescriptor) { [unowned self, unowned device] in
         self.readable(device)
@@ -337,7 +357,7 @@ public final class Daemon: @unchecked Sendable {
       return
     }
     devices[node.syspath] = device
-    let geometry = engine.geometry
+    let geometry = recognizer.engine.geometry
     logger.info(
       "\(node.devnode) '\(evdev.description.name)': profile '\(profile.name)', protocol \(evdev.description.touchProtocol.map { "\($0)" } ?? "?"), \(Self.wholeMillimetres(geometry.width))×\(Self.wholeMillimetres(geometry.height)) mm\(geometry.sizeSource == .guessed ? " (guessed: set size: in the profile)" : "")"
     )
@@ -473,32 +493,58 @@ public final class Daemon: @unchecked Sendable {
     }
     liveView?.records(device.engine.takeRecords(), devnode: device.node.devnode)
     for event in firings {
-      guard let firing = ResolvedFiring(event: event, profile: device.profile, actions: device.actions) else {
+      guard let handler = device.recognizer.handler(for: event) else {
         logger.error("\(device.node.devnode): a gesture named a binding the profile does not have (a bug)")
         continue
       }
-      // End events of bindings without `end:` are neither run nor reported.
-      guard let command = firing.command else { continue }
-      switch mode {
-      case .monitor:
-        if let liveView {
-          liveView.fired(firing, devnode: device.node.devnode)
-        } else {
-          output.write(FiringReport.jsonLine(file: device.node.devnode, deviceName: device.name, firing: firing) + "\n")
-        }
-      case .actions:
-        let environment = ActionEnvironment(
-          firing: firing, deviceName: device.name, devnode: device.node.devnode, path: ActionEnvironment.currentPath())
-        let request = ActionRunner.Request(
-          key: "\(device.profileIndex)#\(event.binding)", label: "\(device.profile.name)/\(firing.bindingName)",
-          command: command, environment: environment, timeout: firing.action.timeout,
-          cooldown: firing.action.cooldown, user: firing.user, firedAt: event.time,
-          schedule: Self.schedule(of: event, devnode: device.node.devnode))
-        runner?.run(request)
-      }
+      handler(event)
     }
     firings.removeAll(keepingCapacity: true)
     liveView?.show()
+  }
+
+  /// The config's bindings of one device as the library's: each binding's handler runs its
+  /// command (or, for `gestured monitor`, prints the firing). Called on `queue`, as are the
+  /// handlers.
+  private func firingHandlers(
+    profile: Profile, profileIndex: Int, actions: ProfileActions, devnode: String, deviceName: String
+  ) -> GestureBindings<FiringHandler> {
+    GestureBindings(profile: profile) { _ in
+      { [unowned self] event in
+        self.perform(
+          event, profile: profile, profileIndex: profileIndex, actions: actions, devnode: devnode,
+          deviceName: deviceName)
+      }
+    }
+  }
+
+  private func perform(
+    _ event: GestureEvent, profile: Profile, profileIndex: Int, actions: ProfileActions, devnode: String,
+    deviceName: String
+  ) {
+    guard let firing = ResolvedFiring(event: event, profile: profile, actions: actions) else {
+      logger.error("\(devnode): a gesture named a binding the profile does not have (a bug)")
+      return
+    }
+    // End events of bindings without `end:` are neither run nor reported.
+    guard let command = firing.command else { return }
+    switch mode {
+    case .monitor:
+      if let liveView {
+        liveView.fired(firing, devnode: devnode)
+      } else {
+        output.write(FiringReport.jsonLine(file: devnode, deviceName: deviceName, firing: firing) + "\n")
+      }
+    case .actions:
+      let environment = ActionEnvironment(
+        firing: firing, deviceName: deviceName, devnode: devnode, path: ActionEnvironment.currentPath())
+      let request = ActionRunner.Request(
+        key: "\(profileIndex)#\(event.binding)", label: "\(profile.name)/\(firing.bindingName)",
+        command: command, environment: environment, timeout: firing.action.timeout,
+        cooldown: firing.action.cooldown, user: firing.user, firedAt: event.time,
+        schedule: Self.schedule(of: event, devnode: devnode))
+      runner?.run(request)
+    }
   }
 
   /// How the runner schedules a firing's run. Steps and ends queue in the stream of one

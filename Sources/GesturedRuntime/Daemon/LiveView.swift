@@ -1,4 +1,5 @@
 import GestureCore
+import GesturedSystem
 
 #if canImport(Glibc)
   import Glibc

@@ -19,10 +19,10 @@ public struct UdevError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A libudev context for looking input nodes up, without a monitor (`gestured devices`).
-final class UdevContext {
+package final class UdevContext {
   let udev: OpaquePointer
 
-  init() throws(UdevError) {
+  package init() throws(UdevError) {
     guard let udev = udev_new() else {
       throw UdevError(operation: "udev_new", errno: Errno.current.rawValue == 0 ? .noMemory : .current)
     }
@@ -33,7 +33,7 @@ final class UdevContext {
 
   /// Every `event*` node in the input subsystem, in udev's order. Nodes udev has not
   /// initialized are left out unless asked for.
-  func eventNodes(includingUninitialized: Bool = false) throws(UdevError) -> [InputNode] {
+  package func eventNodes(includingUninitialized: Bool = false) throws(UdevError) -> [InputNode] {
     guard let enumerate = udev_enumerate_new(udev) else {
       throw UdevError(operation: "udev_enumerate_new", errno: Errno.current.rawValue == 0 ? .noMemory : .current)
     }

@@ -40,14 +40,14 @@ public struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringCo
 
 /// libc's convention: `result`, unless it is -1, which means `errno` says why.
 @inline(__always)
-func valueOrErrno<Value: FixedWidthInteger>(_ result: Value) -> Result<Value, Errno> {
+package func valueOrErrno<Value: FixedWidthInteger>(_ result: Value) -> Result<Value, Errno> {
   result == -1 ? .failure(.current) : .success(result)
 }
 
 /// The convention of the C shim, libevdev and libudev: a negative result is `-errno` (EIO for
 /// a value that is not one).
 @inline(__always)
-func valueOrErrno<Value: FixedWidthInteger & SignedInteger>(negated result: Value) -> Result<Value, Errno> {
+package func valueOrErrno<Value: FixedWidthInteger & SignedInteger>(negated result: Value) -> Result<Value, Errno> {
   guard result < 0 else { return .success(result) }
   guard result > -Value(Int32.max) else { return .failure(.ioError) }
   return .failure(Errno(rawValue: Int32(-result)))
@@ -55,7 +55,7 @@ func valueOrErrno<Value: FixedWidthInteger & SignedInteger>(negated result: Valu
 
 /// Calls `body` again for as long as it fails with EINTR (a signal arrived mid-call).
 @inline(__always)
-func retryOnInterrupt<Value>(_ body: () -> Result<Value, Errno>) -> Result<Value, Errno> {
+package func retryOnInterrupt<Value>(_ body: () -> Result<Value, Errno>) -> Result<Value, Errno> {
   while true {
     let result = body()
     if case .failure(.interrupted) = result { continue }
