@@ -308,6 +308,17 @@ private struct EvemuFileParser {
     if negative { index &+= 1 }
     let valueStart = index
     var magnitude: Int64 = 0
+    // `%04d`'s usual four digits as one word (pairs combined, then the pairs); any other
+    // length digit by digit.
+    let four =
+      index &+ 4 < count ? UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt32.self)) : 0
+    if four & 0xF0F0_F0F0 == 0x3030_3030, (four &+ 0x0606_0606) & 0xF0F0_F0F0 == 0x3030_3030,
+      base[index &+ 4] &- ASCII.zero >= 10
+    {
+      let pairs = (four & 0x0F0F_0F0F) &* 10 &+ ((four & 0x0F0F_0F0F) >> 8)
+      magnitude = Int64((pairs & 0xFF) &* 100 &+ ((pairs >> 16) & 0xFF))
+      index &+= 4
+    }
     while index < count, case let digit = base[index] &- ASCII.zero, digit < 10 {
       magnitude = magnitude &* 10 &+ Int64(digit)
       index &+= 1
