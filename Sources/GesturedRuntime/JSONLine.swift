@@ -60,6 +60,11 @@ public struct JSONLine: Sendable {
   /// `value` as a JSON string: quotes, backslashes and control characters (C0, DEL, C1) escaped, every
   /// other character (including non-ASCII) kept as UTF-8.
   public static func quoted(_ value: String) -> String {
+    // Names, keys and files are nearly always printable ASCII without quotes or backslashes:
+    // nothing to escape, so no walk over the scalars.
+    if value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+      return "\"" + value + "\""
+    }
     var out = "\""
     out.reserveCapacity(value.utf8.count + 2)
     for scalar in value.unicodeScalars {

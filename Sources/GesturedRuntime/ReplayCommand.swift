@@ -217,8 +217,14 @@ private struct FiringPrinter {
   mutating func print(_ firings: [GestureEvent], output: some OutputSink, errors: some OutputSink) {
     firingCount += firings.count
     guard let profile else { return }
+    // A batch's lines go out in one write, unless an action runs after each (its output
+    // must follow its line) or an error comes between them.
+    var lines = ""
+    defer { if !lines.isEmpty { output.write(lines) } }
     for event in firings {
       guard let firing = ResolvedFiring(event: event, profile: profile, actions: profileActions) else {
+        if !lines.isEmpty { output.write(lines) }
+        lines = ""
         errors.write(
           "\(escapedFile): internal error: a firing names binding \(event.binding) or region"
             + " \(event.region.map(String.init) ?? "none"), which profile '\(profile.name)' does not have; skipped\n"
@@ -228,9 +234,11 @@ private struct FiringPrinter {
       // End events of bindings without `end:` are neither printed nor run.
       guard firing.isReported else { continue }
       printed += 1
-      output.write(
-        FiringReport.jsonLine(file: file, deviceName: device.name, firing: firing) + "\n")
+      lines += FiringReport.jsonLine(file: file, deviceName: device.name, firing: firing)
+      lines += "\n"
       if command.runActions {
+        output.write(lines)
+        lines = ""
         command.runAction(of: firing, file: file, device: device, errors: errors)
       }
     }
@@ -273,15 +281,19 @@ extension ReplayCommand {
     (device: DeviceDescription?, events: Int), ExitCode
   > {
     var count = 0
-    return stream(path, errors: errors) { count += $0.count }.map { ($0, count) }
+    let checked = stream(path, keepsEvents: false, errors: errors, events: { _ in }, count: { count = $0 })
+    return checked.map { ($0, count) }
   }
 
   /// Reads a recording in pieces through `EvemuStreamParser`, handing over its events batch
   /// by batch; returns its description.
+  /// `keepsEvents` false: only checked and counted (`count` gets the number at the end).
   fileprivate static func stream(
-    _ path: String, errors: some OutputSink, events: ([RawEvent]) -> Void
+    _ path: String, keepsEvents: Bool = true, errors: some OutputSink, events: ([RawEvent]) -> Void,
+    count: (Int) -> Void = { _ in }
   ) -> Result<DeviceDescription?, ExitCode> {
-    var parser = EvemuStreamParser(file: path)
+    var parser = EvemuStreamParser(file: path, keepsEvents: keepsEvents)
+    defer { count(parser.eventCount) }
     func bad(_ error: RecordingError) -> Result<DeviceDescription?, ExitCode> {
       errors.write(
         "\(error.file.escapingControlCharacters()):\(error.line): error: \(error.message.escapingControlCharacters())\n"

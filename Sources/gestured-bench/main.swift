@@ -1,9 +1,10 @@
 // gestured-bench: the figures of BENCHMARKS.md that are measured inside one process.
 //
-//   gestured-bench core [--events N] [--runs R]
+//   gestured-bench core [--events N] [--runs R] [--panel A|B]
 //       raw events through frame assembly, recognition and binding lookup (DeviceEngine),
-//       on the generated stream (BenchmarkStream) of both protocols; with the preload of
-//       Tests/Benchmarks/malloc-count.c also heap allocations per frame after warm-up
+//       on the generated stream (BenchmarkStream) of both protocols (or one, for a profile);
+//       with the preload of Tests/Benchmarks/malloc-count.c also heap allocations per frame
+//       after warm-up
 //   gestured-bench recording FILE [--events N]
 //       writes the generated protocol B stream as an evemu recording (default 5 M events),
 //       and the config it is recognized with as FILE.yaml, for `gestured replay`
@@ -99,13 +100,20 @@ func core(_ arguments: [String]) {
   var arguments = arguments
   let total = option("--events", in: &arguments, default: 20_000_000)
   let runs = option("--runs", in: &arguments, default: 5)
+  var panels = BenchmarkStream.panels
+  if let at = arguments.firstIndex(of: "--panel") {
+    guard at + 1 < arguments.count, let panel = panels.first(where: { $0.name == "protocol \(arguments[at + 1])" })
+    else { fail("--panel needs A or B") }
+    panels = [panel]
+    arguments.removeSubrange(at...(at + 1))
+  }
   guard arguments.isEmpty else { fail("core: unknown argument '\(arguments[0])'") }
   do {
     let configuration = try BenchmarkStream.loadConfiguration()
     var allRates: [Double] = []
     var totalEvents = 0
     var totalSeconds = 0.0
-    for panel in BenchmarkStream.panels {
+    for panel in panels {
       let warmUp = try BenchmarkStream.round(panel: panel).events.count
       let stream = try BenchmarkStream.make(panel: panel, minimumEvents: total / BenchmarkStream.panels.count)
       var results: [CoreRun] = []
@@ -125,7 +133,9 @@ func core(_ arguments: [String]) {
       )
       if results.contains(where: { $0.firings != first.firings }) { fail("runs disagree on the firings") }
     }
-    print("core both: \(millions(Double(totalEvents) / totalSeconds)) M events per CPU second (medians combined)")
+    if panels.count > 1 {
+      print("core both: \(millions(Double(totalEvents) / totalSeconds)) M events per CPU second (medians combined)")
+    }
   } catch {
     fail(error.description)
   }

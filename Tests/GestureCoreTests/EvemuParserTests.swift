@@ -423,6 +423,57 @@ struct EvemuParserTests {
     // Most damage is caught; some (a digit in a value, a blank) is still a valid file.
     #expect(failures > 1000)
   }
+
+  /// Lines in evemu-record's exact layout are read by a fast path; a second blank after
+  /// `E:` sends the same line through the field scanners. Damaged or not, both must give the
+  /// same events, or the same error on the same line.
+  @Test func theRecordedLayoutReadsLikeTheFieldScannersDo() {
+    let lines = [
+      "E: 0.000001 0003 0039 0005\t# EV_ABS / ABS_MT_TRACKING_ID   5",
+      "E: 12.345678 0003 0035 -001", "E: 999999999999.999999 001f 02ff 2147483647\t#",
+      "E: 1.000000 0001 014A -2147483648 # x", "E: 3.000002 0000 0000 0000\r",
+    ]
+    let alphabet = Array("0123456789abcdefABCDEF:#.-+ \t\r\nEx\u{7f}".utf8) + [0x00, 0xFF]
+    var random = SplitMix64(seed: 0x5eed)
+    func parsed(_ body: [UInt8]) -> Result<[RawEvent], RecordingError> {
+      do {
+        // Events only: no description to read again for every line.
+        return .success(try EvemuParser.parse(body, file: "r").events)
+      } catch {
+        return .failure(error)
+      }
+    }
+    var agreed = 0
+    for round in 0..<4000 {
+      var bytes = Array(lines[round % lines.count].utf8)
+      for _ in 0..<(round < lines.count ? 0 : 1 + random.next() % 3) {
+        let index = 3 + Int(random.next() % UInt64(bytes.count - 3))
+        switch random.next() % 3 {
+        case 0: bytes[index] = alphabet[Int(random.next() % UInt64(alphabet.count))]
+        case 1: bytes.remove(at: index)
+        default: bytes.insert(alphabet[Int(random.next() % UInt64(alphabet.count))], at: index)
+        }
+      }
+      let earlier = Array("E: 0.000000 0000 0000 0000\n".utf8)
+      for ending in [[], [0x0A]] as [[UInt8]] {
+        let fast = parsed(earlier + bytes + ending)
+        let scanned = parsed(earlier + Array(bytes[..<2]) + [0x20] + Array(bytes[2...]) + ending)
+        switch (fast, scanned) {
+        case (.success(let a), .success(let b)):
+          #expect(a == b, "\(String(decoding: bytes, as: UTF8.self).debugDescription)")
+          agreed += 1
+        case (.failure(let a), .failure(let b)):
+          // Quoted tokens may differ by the blank; the line and the kind of error may not.
+          #expect(a.line == b.line, "\(String(decoding: bytes, as: UTF8.self).debugDescription)")
+          #expect(
+            a.message.prefix(12) == b.message.prefix(12), "\(String(decoding: bytes, as: UTF8.self).debugDescription)")
+        default:
+          Issue.record("fast path and scanners disagree on \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+        }
+      }
+    }
+    #expect(agreed > 1000)
+  }
 }
 
 // MARK: - Real recordings

@@ -42,6 +42,9 @@ struct BindingIndex {
 
   private var sequences: [SequenceBindings]
   private let maxFingers: Int
+  /// `longPressBound(region:)` by region slot (0: no region): asked on every frame while a
+  /// long press is possible, so worked out here rather than over the sequences each time.
+  private var longPressByRegion: [Bool] = []
 
   init(profile: Profile, maxFingers: Int) {
     self.maxFingers = maxFingers
@@ -53,6 +56,9 @@ struct BindingIndex {
       }
     }
     self.sequences = sequences
+    longPressByRegion = (0...profile.regions.count).map { regionSlot in
+      (0..<maxFingers).contains { sequences[regionSlot * maxFingers + $0].longPress != nil }
+    }
   }
 
   /// What a sequence of `fingers` starting in `region` can fire.
@@ -64,7 +70,7 @@ struct BindingIndex {
   /// Whether a long press is bound for any finger count in `region`, so that an unbound
   /// long press never arms a timer.
   func longPressBound(region: Int?) -> Bool {
-    (1...maxFingers).contains { sequence(region: region, fingers: $0).longPress != nil }
+    longPressByRegion[(region ?? -1) + 1]
   }
 
   private static func sequence(_ bindings: [Binding], region: Int?, fingers: Int) -> SequenceBindings {

@@ -26,6 +26,8 @@ struct GestureArbiter {
   let geometry: PanelGeometry
   private let thresholds: Thresholds
   private let slop: Double
+  /// `slop` for the per-frame comparisons, without a square root.
+  private let slopLimit: DistanceLimit
   private let multiTapDistance: Double
   private let edgeWidth: Double
   private let index: BindingIndex
@@ -80,6 +82,7 @@ struct GestureArbiter {
     edgeWidth = thresholds.edgeWidth.millimetres(diagonal: geometry.diagonal)
     index = BindingIndex(profile: profile, maxFingers: TouchSequence.maxFingers)
     tapRule = TapSlopRule(slop: slop)
+    slopLimit = DistanceLimit(slop)
     contacts.reserveCapacity(Self.maxContacts)
     levels.reserveCapacity(profile.bindings.count)
   }
@@ -87,6 +90,9 @@ struct GestureArbiter {
   // MARK: Time
 
   /// The earliest time something is due, or nil when idle.
+  /// Inlined: called out of line on the engine's stored arbiter, Swift copies the whole
+  /// arbiter (about 1 KB) to call it, once per frame.
+  @inline(__always)
   var nextDeadline: Timestamp? {
     var next = multiTap.deadline(gap: thresholds.multiTapGap)
     func consider(_ t: Timestamp) { if next.map({ t < $0 }) ?? true { next = t } }
@@ -188,20 +194,24 @@ struct GestureArbiter {
       return
     }
     guard !contacts[c].dropped else { return }
-    if geometry.distance(contacts[c].anchor, change.position) > slop {
+    if slopLimit.isExceeded(bySquared: geometry.squaredDistance(contacts[c].anchor, change.position)) {
       contacts[c].anchor = change.position
       contacts[c].anchorTime = now
     }
     guard state.isActive, let f = sequence.index(of: change.id) else { return }
     sequence.fingers[f].current = change.position
-    let travel = geometry.distance(sequence.fingers[f].down, change.position)
-    if let t = tapRule.fingerMoved(&sequence.fingers[f], travel: travel, at: now, liftStarted: sequence.firstLift)
-      .flatMap({ tap.fail($0) })
+    // The travel from where the finger landed only matters to the tap and the long press,
+    // and only beyond the slop: within it, both take 0 as they would the real distance.
+    guard tap.state == .possible || longPress.state == .possible else { return }
+    let squared = geometry.squaredDistance(sequence.fingers[f].down, change.position)
+    let travel = slopLimit.isClearlyWithin(squared: squared) ? 0 : squared.squareRoot()
+    if tap.state == .possible,
+      let t = tapRule.fingerMoved(&sequence.fingers[f], travel: travel, at: now, liftStarted: sequence.firstLift)
+        .flatMap({ tap.fail($0) })
     {
       tapChanged(t, into: &output)
     }
-    guard travel > sequence.fingers[f].maxTravel else { return }
-    sequence.fingers[f].maxTravel = travel
+    // Fails at the first travel beyond the slop, which is also the finger's farthest yet.
     trace("long-press", longPress.fingerMoved(travel: travel, slop: slop))
   }
 
@@ -424,8 +434,12 @@ struct GestureArbiter {
 
   /// After a frame: the continuous gestures follow the fingers, step levels follow them,
   /// and recognized gestures fire their steps, pan first, then pinch, then rotate.
+  /// Only the kinds bound for this sequence are followed: nothing reads an unbound kind's
+  /// measure (it fires nothing, and `bound` changes only where every reference is taken
+  /// afresh, in `fingersLanded`).
   private mutating func followContinuous(into output: inout [GestureEvent]) {
-    continuous.update(sequence.fingers, geometry: geometry)
+    guard !bound.continuousKinds.isEmpty else { return }
+    continuous.update(sequence.fingers, geometry: geometry, kinds: bound.continuousKinds)
     evaluateContinuous(into: &output)
   }
 
@@ -433,7 +447,7 @@ struct GestureArbiter {
   /// checked against their thresholds (once the count is fixed and nothing closed).
   private mutating func evaluateContinuous(into output: inout [GestureEvent]) {
     let stepping = state == .open || !state.claimed.isEmpty
-    for kind in GestureKind.continuous {
+    for kind in GestureKind.continuous where bound.continuousKinds.contains(kind) {
       let recognized = continuous.isRecognized(kind)
       for i in levels.indices where levels[i].kind == kind {
         guard let measure = continuous.levelMeasure(kind, along: levels[i].direction) else { continue }

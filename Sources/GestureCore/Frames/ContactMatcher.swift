@@ -146,26 +146,47 @@ struct ContactMatcher: Sendable {
     let byRow = rowCount <= columnCount
     let items = byRow ? rowCount : columnCount
     let partners = byRow ? columnCount : rowCount
-    var takenPartners: UInt64 = 0
-    for item in 0..<items {
-      var best = -1
-      var bestCost = Double.infinity
-      var unique = false
-      for partner in 0..<partners {
-        let c = cost(left: item + 1, right: partner + 1, transposed: !byRow)
-        if c < bestCost {
-          best = partner
-          bestCost = c
-          unique = true
-        } else if c == bestCost {
-          unique = false
+    // Each item's partner, 4 bits each (at most `optimalLimit` of each), written once the
+    // scan found them all: the scan only reads, through buffers, with no check per access.
+    var chosen: UInt64 = 0
+    let found = rowX.withUnsafeBufferPointer { rowX in
+      rowY.withUnsafeBufferPointer { rowY in
+        columnX.withUnsafeBufferPointer { columnX in
+          columnY.withUnsafeBufferPointer { columnY in
+            let (itemX, itemY) = byRow ? (rowX, rowY) : (columnX, columnY)
+            let (partnerX, partnerY) = byRow ? (columnX, columnY) : (rowX, rowY)
+            var takenPartners: UInt64 = 0
+            for item in 0..<items {
+              let x = itemX[item]
+              let y = itemY[item]
+              var best = -1
+              var bestCost = Double.infinity
+              var unique = false
+              for partner in 0..<partners {
+                // `cost`'s value: the same squares whichever side is subtracted.
+                let dx = x - partnerX[partner]
+                let dy = y - partnerY[partner]
+                let c = dx * dx + dy * dy
+                if c < bestCost {
+                  best = partner
+                  bestCost = c
+                  unique = true
+                } else if c == bestCost {
+                  unique = false
+                }
+              }
+              guard unique, takenPartners & (1 << UInt64(best)) == 0 else { return false }
+              takenPartners |= 1 << UInt64(best)
+              chosen |= UInt64(best) << UInt64(4 * item)
+            }
+            return true
+          }
         }
       }
-      guard unique, takenPartners & (1 << UInt64(best)) == 0 else {
-        for row in 0..<rowCount { columnOfRow[row] = -1 }
-        return false
-      }
-      takenPartners |= 1 << UInt64(best)
+    }
+    guard found else { return false }
+    for item in 0..<items {
+      let best = Int((chosen >> UInt64(4 * item)) & 0xF)
       if byRow { columnOfRow[item] = best } else { columnOfRow[best] = item }
     }
     return true

@@ -22,6 +22,7 @@ extension FrameAssembler {
     var ignored = false
   }
 
+  @inline(__always)
   mutating func handleAnonymousAxis(code: UInt16, value: Int32) {
     switch code {
     case AbsCode.mtPositionX:

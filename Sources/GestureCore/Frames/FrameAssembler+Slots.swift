@@ -29,9 +29,10 @@ extension FrameAssembler {
     var contactID: UInt32 = 0
   }
 
+  @inline(__always)
   mutating func handleSlotAxis(code: UInt16, value: Int32) {
     if code == AbsCode.mtSlot {
-      currentSlot = value >= 0 && Int(value) < slots.count ? Int(value) : -1
+      currentSlot = value >= 0 && Int(value) < slotCount ? Int(value) : -1
       return
     }
     let index = currentSlot
@@ -56,6 +57,7 @@ extension FrameAssembler {
     }
   }
 
+  @inline(__always)
   mutating func handleSingleTouchAxis(code: UInt16, value: Int32) {
     switch code {
     case AbsCode.x:
@@ -152,7 +154,7 @@ extension FrameAssembler {
   }
 
   mutating func cancelAllSlots() {
-    for index in slots.indices {
+    for index in 0..<slotCount {
       let slot = slots[index]
       switch slot.state {
       case .empty, .ignored:

@@ -45,7 +45,10 @@ public struct FrameAssembler: Sendable {
   var droppingUntilReport = false
 
   // Protocol B and single touch.
-  var slots: [Slot]
+  /// Inline rather than an array: every position event writes a slot, and an array's write
+  /// pays a uniqueness check each time. `slotCount` of them are in use.
+  var slots: InlineArray<64, Slot>
+  let slotCount: Int
   /// -1 after an ABS_MT_SLOT out of range: that slot's events are dropped.
   var currentSlot = 0
   /// One bit per slot touched since the last frame (slots are capped at 64 for this).
@@ -85,7 +88,8 @@ public struct FrameAssembler: Sendable {
       mode = .inert
       slotCount = 0
     }
-    slots = Array(repeating: Slot(), count: slotCount)
+    slots = InlineArray(repeating: Slot())
+    self.slotCount = slotCount
     let anonymousCount = mode == .anonymous ? Self.maximumContacts : 0
     previousContacts = Array(repeating: AnonymousContact(), count: anonymousCount)
     reportedContacts = Array(repeating: AnonymousContact(), count: anonymousCount)
@@ -105,6 +109,9 @@ public struct FrameAssembler: Sendable {
 
   /// Feeds one raw event. Returns true when a SYN_REPORT completed a frame that has at least
   /// one change; `frame` then holds it (time = the SYN_REPORT's time) until the next call.
+  /// Inlined into the engine, with the axis handlers: it runs for every raw event, and the
+  /// calls cost more than the work of most events (storing one coordinate).
+  @inline(__always)
   public mutating func feed(_ event: RawEvent) -> Bool {
     if frameIsDelivered {
       frame.changes.removeAll(keepingCapacity: true)

@@ -132,9 +132,15 @@ public struct PanelGeometry: Hashable, Sendable {
 
   /// Distance in millimetres between two user points.
   public func distance(_ a: Point, _ b: Point) -> Double {
+    squaredDistance(a, b).squareRoot()
+  }
+
+  /// The square of `distance(a, b)`, exactly: for comparisons against a `DistanceLimit`.
+  @inline(__always)
+  func squaredDistance(_ a: Point, _ b: Point) -> Double {
     let dx = (b.x - a.x) * width
     let dy = (b.y - a.y) * height
-    return (dx * dx + dy * dy).squareRoot()
+    return dx * dx + dy * dy
   }
 
   /// A user-space displacement in millimetres.

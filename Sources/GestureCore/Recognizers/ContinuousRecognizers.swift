@@ -25,10 +25,11 @@ struct ContinuousRecognizers {
     trace.record("rotate", rotate.countFixed(count))
   }
 
-  mutating func update(_ fingers: [SequenceFinger], geometry: PanelGeometry) {
-    pan.update(fingers, geometry: geometry)
-    pinch.update(fingers, geometry: geometry)
-    rotate.update(fingers, geometry: geometry)
+  /// The measures of `kinds` follow the fingers.
+  mutating func update(_ fingers: [SequenceFinger], geometry: PanelGeometry, kinds: GestureKindSet) {
+    if kinds.contains(.pan) { pan.update(fingers, geometry: geometry) }
+    if kinds.contains(.pinch) { pinch.update(fingers, geometry: geometry) }
+    if kinds.contains(.rotate) { rotate.update(fingers, geometry: geometry) }
   }
 
   /// Fails every kind for which `fails` is true.

@@ -5,8 +5,6 @@ struct SequenceFinger {
   var down: Point
   var current: Point
   var lifted = false
-  /// Greatest distance in mm from `down` seen so far (slop checks).
-  var maxTravel = 0.0
   /// Greatest distance in mm from `down` beyond `tap-slop` while every finger of the
   /// sequence was down, and when it first passed the slop (see `TapSlopRule`).
   var travelAllDown = 0.0

@@ -72,9 +72,15 @@ public struct EvemuStreamParser {
   /// Until three bytes have come: whether the file starts with a UTF-8 byte-order mark.
   private var started = false
 
-  public init(file: String) {
+  /// `keepsEvents` false: every line is checked and the events counted (`eventCount`), none
+  /// handed over (a first pass that only checks).
+  public init(file: String, keepsEvents: Bool = true) {
     parser = EvemuFileParser(bytes: UnsafeBufferPointer(start: nil, count: 0), file: file)
+    parser.keepsEvents = keepsEvents
   }
+
+  /// Events read so far.
+  public var eventCount: Int { parser.eventCount }
 
   /// The description, once the first `E:` line (or the end of the file) completed it.
   public var device: DeviceDescription? { parser.device }
@@ -174,6 +180,8 @@ private struct EvemuFileParser {
   let file: String
 
   var events: [RawEvent] = []
+  var keepsEvents = true
+  var eventCount = 0
   var device: DeviceDescription?
   /// 0 until the first `E:` line.
   var firstEventLine = 0
@@ -216,7 +224,11 @@ private struct EvemuFileParser {
   mutating func parseCompleteLines(final: Bool) throws(RecordingError) -> Int {
     var position = 0
     while position < bytes.count {
-      let end = lineEnd(from: position)
+      if firstEventLine != 0, let next = parseRecordedEvent(at: position, final: final) {
+        position = next
+        continue
+      }
+      let end = Self.lineEnd(in: bytes, from: position)
       if end == bytes.count, !final { return position }
       lineNumber &+= 1
       var line = EvemuLine(bytes: bytes, range: position..<end, number: lineNumber)
@@ -224,6 +236,117 @@ private struct EvemuFileParser {
       try parseLine(&line)
     }
     return bytes.count
+  }
+
+  /// An `E:` line exactly as evemu-record writes it (`E: %lu.%06u %04x %04x %04d`, then
+  /// blanks or a `# comment`), after the first event: read straight from the piece, the
+  /// microseconds as one word, and the line's end looked for only after the fields. Returns
+  /// where the next line starts, or nil for any other line (and for a line this piece does
+  /// not finish), which `parseLine` then reads, and explains if it is wrong: what this
+  /// accepts, `parseEvent` accepts with the same event. Every byte of the fixed part is
+  /// checked to be a digit, a hex digit or a space, so none of it is past the line's end.
+  @inline(__always)
+  mutating func parseRecordedEvent(at start: Int, final: Bool) -> Int? {
+    guard let base = bytes.baseAddress else { return nil }
+    let count = bytes.count
+    guard start &+ 3 < count, base[start] == UInt8(ascii: "E"), base[start &+ 1] == ASCII.colon,
+      base[start &+ 2] == ASCII.space
+    else { return nil }
+    var index = start &+ 3
+    let secondsStart = index
+    var seconds: Int64 = 0
+    while index < count, case let digit = base[index] &- ASCII.zero, digit < 10 {
+      seconds = seconds &* 10 &+ Int64(digit)
+      index &+= 1
+    }
+    // `.DDDDDD HHHH HHHH ` and at least the value's first byte. At most 12 digits of
+    // seconds: below the 2^40 the field scanners saturate at.
+    guard index > secondsStart, index &- secondsStart <= 12, index &+ 18 < count, base[index] == ASCII.period else {
+      return nil
+    }
+    let fields = index &+ 1
+    let raw = UnsafeRawPointer(base)
+    // Six digits and a space, as one little-endian word (the eighth byte is the type's).
+    let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: fields, as: UInt64.self))
+    let digits = word & 0x0000_FFFF_FFFF_FFFF
+    guard digits & 0x0000_F0F0_F0F0_F0F0 == 0x0000_3030_3030_3030,
+      (digits &+ 0x0000_0606_0606_0606) & 0x0000_F0F0_F0F0_F0F0 == 0x0000_3030_3030_3030,
+      (word >> 48) & 0xFF == UInt64(ASCII.space)
+    else { return nil }
+    // The six digits as the low ones of eight (two leading zeros), combined pairwise.
+    var micro = (digits & 0x0000_0F0F_0F0F_0F0F) << 16
+    micro = (micro &* 2561) >> 8
+    micro = ((micro & 0x00FF_00FF_00FF_00FF) &* 6_553_601) >> 16
+    micro = ((micro & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) >> 32
+    let microseconds = Int64(truncatingIfNeeded: micro & 0xFFFF_FFFF)
+
+    @inline(__always)
+    func hexDigit(_ offset: Int) -> UInt32 {
+      let byte = base[fields &+ offset]
+      let digit = byte &- ASCII.zero
+      if digit < 10 { return UInt32(digit) }
+      let letter = (byte | 0x20) &- ASCII.lowerA
+      return letter < 6 ? UInt32(letter &+ 10) : 0x100
+    }
+    let t0 = hexDigit(7)
+    let t1 = hexDigit(8)
+    let t2 = hexDigit(9)
+    let t3 = hexDigit(10)
+    let c0 = hexDigit(12)
+    let c1 = hexDigit(13)
+    let c2 = hexDigit(14)
+    let c3 = hexDigit(15)
+    guard (t0 | t1 | t2 | t3 | c0 | c1 | c2 | c3) & 0x100 == 0, base[fields &+ 11] == ASCII.space,
+      base[fields &+ 16] == ASCII.space
+    else { return nil }
+    let type = t0 << 12 | t1 << 8 | t2 << 4 | t3
+    let code = c0 << 12 | c1 << 8 | c2 << 4 | c3
+    guard type <= UInt32(EventType.max), code <= UInt32(KeyCode.max) else { return nil }
+
+    index = fields &+ 17
+    let negative = base[index] == ASCII.minus
+    if negative { index &+= 1 }
+    let valueStart = index
+    var magnitude: Int64 = 0
+    // `%04d`'s usual four digits as one word (pairs combined, then the pairs); any other
+    // length digit by digit.
+    let four =
+      index &+ 4 < count ? UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt32.self)) : 0
+    if four & 0xF0F0_F0F0 == 0x3030_3030, (four &+ 0x0606_0606) & 0xF0F0_F0F0 == 0x3030_3030,
+      base[index &+ 4] &- ASCII.zero >= 10
+    {
+      let pairs = (four & 0x0F0F_0F0F) &* 10 &+ ((four & 0x0F0F_0F0F) >> 8)
+      magnitude = Int64((pairs & 0xFF) &* 100 &+ ((pairs >> 16) & 0xFF))
+      index &+= 4
+    }
+    while index < count, case let digit = base[index] &- ASCII.zero, digit < 10 {
+      magnitude = magnitude &* 10 &+ Int64(digit)
+      index &+= 1
+    }
+    let value = negative ? -magnitude : magnitude
+    guard index > valueStart, index &- valueStart <= 10, value >= Int64(Int32.min), value <= Int64(Int32.max)
+    else { return nil }
+    while index < count, ASCII.isBlank(base[index]) { index &+= 1 }
+    let end: Int
+    if index < count, base[index] == ASCII.hash {
+      end = Self.lineEnd(in: bytes, from: index)
+    } else {
+      end = index
+    }
+    guard end < count ? base[end] == ASCII.newline : final else { return nil }
+    let time = seconds &* 1_000_000 &+ microseconds
+    guard time >= previousTime else { return nil }
+    lineNumber &+= 1
+    previousTime = time
+    previousTimeLine = lineNumber
+    eventCount &+= 1
+    if keepsEvents {
+      events.append(
+        RawEvent(
+          time: Timestamp(microseconds: time), type: UInt16(truncatingIfNeeded: type),
+          code: UInt16(truncatingIfNeeded: code), value: Int32(truncatingIfNeeded: value)))
+    }
+    return end &+ 1
   }
 
   /// The end of the file: a description that no event completed is completed here.
@@ -234,13 +357,24 @@ private struct EvemuFileParser {
   /// The index of the next `\n` at or after `start`, or the end of the file.
   ///
   /// Most of an evemu-record file is the comment after each event, so this is the hot loop:
-  /// it tests eight bytes at a time (a word has a `\n` byte iff `word ^ 0x0A…` has a zero
+  /// it tests sixteen, then eight bytes at a time (a word has a `\n` byte iff `word ^ 0x0A…` has a zero
   /// byte; the classic zero-byte test flags the first such byte exactly).
+  ///
+  /// Static, on the piece alone: as a method of this (large) struct, called from its
+  /// mutating ones, Swift copied the whole parser on every line to call it.
   @inline(__always)
-  func lineEnd(from start: Int) -> Int {
+  static func lineEnd(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
     var index = start
     if let base = bytes.baseAddress {
       let raw = UnsafeRawPointer(base)
+      // Sixteen bytes at a time past the bulk of a comment, then the word test finds the
+      // byte within the last sixteen.
+      let newlines = SIMD16<UInt8>(repeating: ASCII.newline)
+      while index &+ 16 <= bytes.count,
+        !any(raw.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self) .== newlines)
+      {
+        index &+= 16
+      }
       while index &+ 8 <= bytes.count {
         let word =
           UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
@@ -324,6 +458,8 @@ private struct EvemuFileParser {
     }
     previousTime = time
     previousTimeLine = line.number
+    eventCount &+= 1
+    guard keepsEvents else { return }
     events.append(
       RawEvent(
         time: Timestamp(microseconds: time), type: UInt16(truncatingIfNeeded: type),
