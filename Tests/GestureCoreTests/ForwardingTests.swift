@@ -249,3 +249,37 @@ struct ForwardingTests {
     #expect(engine.dispositions.isEmpty)
   }
 }
+
+@Suite("Forwarding: how long each region can hold a touch")
+struct HoldLimitTests {
+  @Test("per region, the worst binding: a tap, a 5-tap chain, a long press, a pan, nothing")
+  func perRegion() {
+    let regions = [
+      Region(name: "tap", area: Area(x: 0, y: 0, width: 0.1, height: 0.1)),
+      Region(name: "five", area: Area(x: 0.9, y: 0, width: 0.1, height: 0.1)),
+      Region(name: "press", area: Area(x: 0, y: 0.9, width: 0.1, height: 0.1)),
+      Region(name: "map", area: Area(x: 0.4, y: 0.4, width: 0.2, height: 0.2)),
+    ]
+    let p = profile(
+      [
+        bind(.tap, region: 0), bind(.tap, taps: 5, region: 1), bind(.tap, region: 2), bind(.longPress, region: 2),
+        bind(.pan, .up, region: 3),
+      ], regions: regions)
+    let limits = HoldLimit.perRegion(of: p)
+    #expect(limits.map(\.region) == ["tap", "five", "press", "map", nil])
+    #expect(limits.map(\.limit.duration) == [300_000, 2_700_000, 500_000, nil, nil])
+    #expect(
+      limits[0].limit.description.contains("tap@tap: until it moves beyond tap-slop (3 mm) or tap-max-duration passes"))
+    #expect(limits[3].limit.untilLifted)
+    #expect(limits[4].limit.holdsNothing)
+    #expect(limits[4].limit.description == "holds nothing: every touch goes to the clone at once")
+  }
+
+  @Test("a binding for two fingers holds a one-finger touch until finger-landing ends, at least")
+  func moreFingers() {
+    var thresholds = Thresholds()
+    thresholds.tapMaxDuration = 50_000
+    let limit = HoldLimit.limit(profile([bind(.tap, fingers: 2)], thresholds: thresholds), region: nil)
+    #expect(limit.duration == 100_000)
+  }
+}
