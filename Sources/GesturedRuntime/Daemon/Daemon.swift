@@ -342,7 +342,10 @@ public final class Daemon: @unchecked Sendable {
       if node.isTouchscreen { logger.warning("\(node.devnode): cannot open: \(error)") }
       return
     }
-    if UinputClone.isClone(phys: evdev.description.phys) {
+    // By its phys, and by its node for a clone of this very process (whatever its phys).
+    if UinputClone.isClone(phys: evdev.description.phys)
+      || devices.values.contains(where: { $0.forwarder?.clone.devnode == node.devnode })
+    {
       if leftAlone.insert(node.syspath).inserted {
         logger.info("\(node.devnode) '\(evdev.description.name)': gestured's own forwarding clone; left alone")
       }

@@ -1,4 +1,5 @@
 import CEvdev
+import CGesturedShim
 import GestureCore
 
 #if canImport(Glibc)
@@ -37,18 +38,32 @@ public final class UinputClone {
   /// Whether a device's phys marks it as a clone of gestured's.
   public static func isClone(phys: String?) -> Bool { phys?.hasPrefix(markerPrefix) ?? false }
 
-  /// Clones the device `handle` describes (a libevdev handle of the panel). Its phys is set
-  /// to the marker for the clone's creation only, then put back.
+  /// Clones the device `handle` describes (a libevdev handle of the panel). gestured opens
+  /// /dev/uinput itself to set the marker phys (UI_SET_PHYS) before libevdev sets the rest
+  /// up; the handle's phys is the marker too while libevdev copies it, then put back.
   init(panel handle: OpaquePointer, devnode: String) throws(CreateError) {
+    let descriptor: Int32
+    switch retryOnInterrupt({ valueOrErrno(open("/dev/uinput", O_RDWR | O_CLOEXEC)) }) {
+    case .success(let opened): descriptor = opened
+    case .failure(let error): throw CreateError(errno: error)
+    }
     let original = libevdev_get_phys(handle).map { String(cString: $0) }
     let phys = Self.markerPrefix + (original ?? devnode)
+    let marked = gestured_uinput_set_phys(descriptor, phys)
+    guard marked == 0 else {
+      Glibc.close(descriptor)
+      throw CreateError(errno: errno(negated: marked))
+    }
     libevdev_set_phys(handle, phys)
     var created: OpaquePointer?
-    let status = libevdev_uinput_create_from_device(handle, LIBEVDEV_UINPUT_OPEN_MANAGED.rawValue, &created)
+    let status = libevdev_uinput_create_from_device(handle, descriptor, &created)
     libevdev_set_phys(handle, original)
-    guard status == 0, let created else { throw CreateError(errno: errno(negated: status)) }
+    guard status == 0, let created else {
+      Glibc.close(descriptor)
+      throw CreateError(errno: errno(negated: status))
+    }
     device = created
-    fileDescriptor = libevdev_uinput_get_fd(created)
+    fileDescriptor = descriptor
     self.phys = phys
     self.devnode = libevdev_uinput_get_devnode(created).map { String(cString: $0) }
     buffer.reserveCapacity(256)
@@ -80,10 +95,11 @@ public final class UinputClone {
     }
   }
 
-  /// Removes the device. Safe to call more than once.
+  /// Removes the device (UI_DEV_DESTROY, then the fd is closed). Safe to call more than once.
   public func destroy() {
     guard let device else { return }
     libevdev_uinput_destroy(device)
+    Glibc.close(fileDescriptor)
     self.device = nil
   }
 }
