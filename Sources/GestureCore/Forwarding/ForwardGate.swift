@@ -114,11 +114,6 @@ public struct ForwardGate {
     cloneMatchesPanel = false
   }
 
-  /// Frames held now (for `gestured monitor` and tests).
-  public var heldFrameCount: Int {
-    held.reduce(0) { total, run in total + run.events.reduce(0) { $0 + ($1.isReport ? 1 : 0) } }
-  }
-
   /// Applies one decision; frames it releases are appended to `out`.
   public mutating func decide(_ disposition: SequenceDisposition, into out: inout [RawEvent]) {
     if recent.count >= 8 { recent.removeFirst() }
@@ -190,9 +185,6 @@ public struct ForwardGate {
     cloneMatchesPanel = false
     suppressing = !panel.isIdle
   }
-
-  /// Whether anything was ever written to the clone that is still down.
-  public var cloneHasContact: Bool { !clone.isIdle }
 
   // MARK: Inside
 
