@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <linux/input.h>
+#include <linux/uinput.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +20,10 @@
 
 int gestured_evdev_grab(int fd, int grab) {
   return ioctl(fd, EVIOCGRAB, grab ? 1 : 0) == 0 ? 0 : -errno;
+}
+
+int gestured_uinput_set_phys(int fd, const char *phys) {
+  return ioctl(fd, UI_SET_PHYS, phys) == 0 ? 0 : -errno;
 }
 
 static void gestured_log_trampoline(const struct libevdev *dev,

@@ -16,7 +16,7 @@ struct ConfigValidator {
   static let maximumMaxDevices = 1000
   static let deviceKeys = [
     "name", "match", "rotation", "size", "calibration", "thresholds", "simultaneous", "regions",
-    "bindings", "grab", "environment", "user",
+    "bindings", "grab", "forward", "environment", "user",
   ]
   static let matchKeys = ["name", "vendor", "product", "udev"]
   static let sizeKeys = ["width", "height"]
@@ -279,7 +279,17 @@ struct ConfigValidator {
       profile.simultaneous = group.kinds
       warnAboutGroup(group, bindings: profile.bindings)
     }
-    if let value = fields["grab"], let grab = reader.bool(value) { profile.grab = grab }
+    let grabGiven = fields["grab"].flatMap { reader.bool($0) }
+    if let grabGiven { profile.grab = grabGiven }
+    if let value = fields["forward"], let forward = reader.bool(value), forward {
+      profile.forward = true
+      if let grabValue = fields["grab"], grabGiven == false {
+        reader.error(
+          grabValue, "'grab: false' contradicts 'forward: true', which grabs the touchscreen",
+          hint: "remove 'grab': forward takes the panel and passes every other touch on through a clone")
+      }
+      profile.grab = true
+    }
     if let value = fields["environment"], let environment = environment(value) {
       actions.environment = environment
     }

@@ -190,6 +190,7 @@ public struct DevicesCommand: Sendable {
     }
 
     text += line("profile", profileText(report, configuration: configuration))
+    text += forwardLines(report)
     text += matchHint(report, among: nodes)
     return text
   }
@@ -237,6 +238,21 @@ public struct DevicesCommand: Sendable {
     }
     let reason = DeviceSelection.reason(verdict, node: report.node, in: configuration) ?? "unknown"
     return "none: \(reason)"
+  }
+
+  /// `forward: true`: where the other touches go and how long a touch can be held back,
+  /// per region.
+  private func forwardLines(_ report: NodeReport) -> String {
+    guard let profile = report.profile, profile.forward else { return "" }
+    var text = line(
+      "forward",
+      "grabbed; every touch that is not a gesture goes to a uinput clone with the same name and ids"
+        + " (phys '\(UinputClone.markerPrefix)…', which gestured never takes)")
+    for (region, limit) in HoldLimit.perRegion(of: profile) {
+      let place = region.map { "region '\($0)'" } ?? (profile.regions.isEmpty ? "everywhere" : "elsewhere")
+      text += line("", "\(place): \(limit)")
+    }
+    return text
   }
 
   /// For a panel udev calls a mouse or tablet (Elo with BTN_LEFT, eGalax with a pen bit):

@@ -32,7 +32,8 @@ package struct GestureRecognizer<Handler> {
   /// The device's pipeline, fed by the caller (raw events, deadlines, cancels).
   package var engine: DeviceEngine
   /// What the engine recognizes and whose handlers its firings get.
-  package let bindings: GestureBindings<Handler>
+  /// A variable: a reload that keeps the profile remakes only the handlers.
+  package var bindings: GestureBindings<Handler>
 
   /// nil when the device cannot report a position.
   package init?(device: DeviceDescription, bindings: GestureBindings<Handler>) {

@@ -84,6 +84,9 @@ struct Touches {
 
   mutating func sync(at ms: Double) { emit(ms, EventType.syn, SynCode.report, 0) }
 
+  /// Raw events as they are, for what the helpers above cannot write.
+  mutating func append(_ raw: [RawEvent]) { events += raw }
+
   /// A tap of `fingers` fingers 12 mm apart at (x, y), lasting `duration` ms.
   mutating func tap(_ x: Double, _ y: Double, at ms: Double, duration: Double = 80, fingers: Int = 1) {
     for f in 0..<fingers { down(f + 1, x + Double(f) * 12, y, at: ms + Double(f) * 10) }

@@ -88,6 +88,25 @@ struct ConfigDiagnosticsTests {
       "'grab' must be true or false")
   }
 
+  @Test("forward implies grab; grab: false beside it is an error at the grab value")
+  func forwardAndGrab() throws {
+    expectOneError(
+      "devices:\n  - forward: true\n    grab: false\n    bindings: [{ gesture: tap, run: x }]\n", line: 3,
+      column: 11, "'grab: false' contradicts 'forward: true'", hint: "remove 'grab'")
+    let forwarded = try #require(
+      expectValid("devices:\n  - forward: true\n    bindings: [{ gesture: tap, run: x }]\n"))
+    #expect(forwarded.profiles[0].forward && forwarded.profiles[0].grab)
+    let both = try #require(
+      expectValid("devices:\n  - forward: true\n    grab: true\n    bindings: [{ gesture: tap, run: x }]\n"))
+    #expect(both.profiles[0].forward && both.profiles[0].grab)
+    let off = try #require(
+      expectValid("devices:\n  - forward: false\n    grab: false\n    bindings: [{ gesture: tap, run: x }]\n"))
+    #expect(!off.profiles[0].forward && !off.profiles[0].grab)
+    expectOneError(
+      "devices:\n  - forward: yes please\n    bindings: [{ gesture: tap, run: x }]\n", line: 2, column: 14,
+      "'forward' must be true or false")
+  }
+
   // MARK: Units
 
   @Test("a duration without a unit says how to write it")

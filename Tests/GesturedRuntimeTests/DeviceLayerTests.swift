@@ -581,6 +581,36 @@ struct DevicesCommandTests {
     #expect(stderr.contains("\(bad):2:"))
   }
 
+  @Test func aForwardedPanelShowsItsHoldsAndGesturedsOwnCloneIsNeverTaken() throws {
+    let config = directory.write(
+      "forward.yaml",
+      """
+      devices:
+        - name: kiosk
+          forward: true
+          regions: [{ name: corner, area: { x: 0, y: 0, width: 0.1, height: 0.1 } }]
+          bindings: [{ gesture: tap, taps: 5, region: corner, run: "true" }]
+      """ + "\n")
+    let panel = node(5, touchscreenProperties)
+    let clone = node(6, touchscreenProperties)
+    var cloneDevice = Panels.multitouch()
+    cloneDevice.phys = UinputClone.markerPrefix + "usb-0000:00:14.0-1/input0"
+    let (code, stdout, _) = run(
+      DevicesCommand(configPath: config), nodes: [panel, clone],
+      devices: [panel.devnode: .success(Panels.multitouch()), clone.devnode: .success(cloneDevice)])
+    #expect(code == .success)
+    let panelBlock = block(stdout, "/dev/input/event5")
+    #expect(panelBlock.contains("  profile     'kiosk' (grab: takes the device exclusively)\n"))
+    #expect(panelBlock.contains("  forward     grabbed; every touch that is not a gesture goes to a uinput clone"))
+    #expect(
+      panelBlock.contains(
+        "              region 'corner': holds a touch at most 2700 ms (tap@corner: 5 taps of up to tap-max-duration with multi-tap-gap between)\n"
+      ))
+    #expect(panelBlock.contains("              elsewhere: holds nothing: every touch goes to the clone at once\n"))
+    let cloneBlock = block(stdout, "/dev/input/event6")
+    #expect(cloneBlock.contains("  profile     none: gestured's own forwarding clone of a panel"))
+  }
+
   @Test func everyNodeIsShownWithWhatTakesItOrWhyNothingDoes() throws {
     let config = directory.write(
       "devices.yaml",

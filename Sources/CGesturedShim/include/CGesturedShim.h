@@ -14,6 +14,10 @@
  * Returns 0 or -errno. */
 int gestured_evdev_grab(int fd, int grab);
 
+/* UI_SET_PHYS on a /dev/uinput fd before its device is created: a function-like ioctl macro
+ * with a string, which Swift cannot call. Returns 0 or -errno. */
+int gestured_uinput_set_phys(int fd, const char *phys);
+
 /* Where libevdev's messages about one device go.
  *
  * libevdev hands its log callback a printf format and a va_list, which Swift cannot format

@@ -44,6 +44,14 @@ public struct DeviceEngine {
     return arbiter.traceLines
   }
 
+  /// Forwarding (`forward: true`): what became of touch sequences since the last
+  /// `clearDispositions()`, in order (empty for a profile that does not forward).
+  public var dispositions: [SequenceDisposition] { arbiter.dispositions }
+  public mutating func clearDispositions() { arbiter.dispositions.removeAll(keepingCapacity: true) }
+  /// The touch sequence the last completed frame belonged to; nil when no sequence was
+  /// active in it (such a frame is never held).
+  public var frameSequence: Int? { arbiter.frameSequence }
+
   /// Feeds one raw event. Deadlines stamped before the event run first.
   public mutating func handle(_ event: RawEvent, into output: inout [GestureEvent]) {
     if let due = nextDeadline, due < event.time {

@@ -73,6 +73,19 @@ struct GestureArbiter {
   /// always, traced when tracing: never silently ignored.
   private(set) var impossibleInputs = 0
 
+  // Forwarding (`forward: true`): what becomes of each sequence's raw frames.
+  private let forwarding: Bool
+  /// Ended sequences whose taps wait in the tap chain: its end decides them all.
+  private var chainSequences: [Int] = []
+  /// The current sequence's outcome, once decided (or nil while undecided, and while it
+  /// waits in the chain: then `inChain`).
+  private var currentOutcome: SequenceDisposition.Outcome?
+  private var currentInChain = false
+  /// Decisions since the runtime last took them, in the order they happened.
+  var dispositions: [SequenceDisposition] = []
+  /// The sequence the last frame belonged to (nil: no sequence was active in it).
+  private(set) var frameSequence: Int?
+
   init(profile: Profile, geometry: PanelGeometry) {
     self.profile = profile
     self.geometry = geometry
@@ -83,6 +96,7 @@ struct GestureArbiter {
     index = BindingIndex(profile: profile, maxFingers: TouchSequence.maxFingers)
     tapRule = TapSlopRule(slop: slop)
     slopLimit = DistanceLimit(slop)
+    forwarding = profile.forward
     contacts.reserveCapacity(Self.maxContacts)
     levels.reserveCapacity(profile.bindings.count)
   }
@@ -102,6 +116,13 @@ struct GestureArbiter {
       if tap.state == .possible, case .continuing = multiTap.state { consider(start + thresholds.tapMaxDuration) }
       if longPress.state == .possible, index.longPressBound(region: sequence.region) {
         consider(start + thresholds.longPress)
+      }
+      if isUndecided {
+        // The first moments a held touch can no longer be a tap or a swipe.
+        if tap.state == .possible { consider(start + thresholds.tapMaxDuration + 1) }
+        if swipe.state == .possible, now <= start + thresholds.swipeMaxDuration {
+          consider(start + thresholds.swipeMaxDuration + 1)
+        }
       }
     }
     for contact in contacts where !contact.dropped { consider(contact.anchorTime + thresholds.stuckContact) }
@@ -142,12 +163,14 @@ struct GestureArbiter {
       if state.isActive { cancelSequence(into: &output) }
     }
     if state.isActive, liveContacts == 0 { endSequence(into: &output) }
+    settleDisposition()
   }
 
   // MARK: Frames
 
   mutating func process(_ frame: TouchFrame, into output: inout [GestureEvent]) {
     now = frame.time
+    frameSequence = state.isActive ? sequence.number : nil
     for change in frame.changes {
       switch change.phase {
       case .began: began(change, into: &output)
@@ -159,6 +182,7 @@ struct GestureArbiter {
       followContinuous(into: &output)
       if liveContacts == 0 { endSequence(into: &output) }
     }
+    settleDisposition()
   }
 
   private var liveContacts: Int { contacts.reduce(0) { $0 + ($1.dropped ? 0 : 1) } }
@@ -278,7 +302,13 @@ struct GestureArbiter {
   }
 
   private mutating func startSequence(_ change: ContactChange, into output: inout [GestureEvent]) {
+    settleDisposition()
     sequence.reset(at: now)
+    frameSequence = sequence.number
+    if forwarding {
+      currentOutcome = nil
+      currentInChain = false
+    }
     sequence.fingers.append(
       SequenceFinger(contact: change.id, downTime: now, down: change.position, current: change.position))
     let start = change.position.clamped
@@ -383,6 +413,7 @@ struct GestureArbiter {
     }
     if case .claimed = state { endSteps(into: &output) }
     transition(.lastFingerUp)
+    settleDisposition()
   }
 
   // MARK: Recognition
@@ -393,6 +424,11 @@ struct GestureArbiter {
     case .failed:
       finish(multiTap.notATap(), into: &output)
     case .tapped:
+      if isUndecided {
+        // Its fate is the chain's now (decided in `finish`, maybe at once).
+        chainSequences.append(sequence.number)
+        currentInChain = true
+      }
       let fingers = sequence.fingerCount
       let highest = index.sequence(region: sequence.region, fingers: fingers).highestTaps
       let action = multiTap.tapped(
@@ -409,6 +445,7 @@ struct GestureArbiter {
     guard case .end(let chain) = action else { return }
     if tracing { note("tap chain ended: \(chain.taps) × \(chain.fingers)-finger") }
     let binding = index.sequence(region: chain.region, fingers: chain.fingers).taps[chain.taps]
+    if forwarding { decideChain(binding != nil ? .claimed : .passThrough) }
     if tracer.keepsRecords {
       tracer.keep(.tapChainEnded(taps: chain.taps, fingers: chain.fingers, region: chain.region, bound: binding != nil))
     }
@@ -473,6 +510,13 @@ struct GestureArbiter {
   /// fails.
   private mutating func win(_ kind: GestureKind, into output: inout [GestureEvent]) {
     transition(.recognized(kind))
+    if forwarding {
+      if currentOutcome == .passThrough {
+        let number = sequence.number
+        impossible("sequence #\(number) passed through, then \(kind) won")
+      }
+      if isUndecided { decide(.claimed) }
+    }
     let group = profile.simultaneous
     let shares: (GestureKind) -> Bool = { other in other == kind || (group.contains(kind) && group.contains(other)) }
     if let t = tap.fail(.otherGestureWon) { tapChanged(t, into: &output) }
@@ -547,7 +591,71 @@ struct GestureArbiter {
     if state.isActive { transition(.reset) }
     contacts.removeAll(keepingCapacity: true)
     multiTap.reset()
+    // Nothing is decided for what was held: the runtime drops it with the reset.
+    chainSequences.removeAll(keepingCapacity: true)
+    currentOutcome = nil
+    currentInChain = false
     if tracing { note("reset: device gone") }
+  }
+
+  // MARK: Forwarding
+
+  /// Whether the current sequence's frames are being held: forwarding, begun, and neither
+  /// decided nor waiting in the tap chain.
+  private var isUndecided: Bool {
+    forwarding && sequence.number > 0 && currentOutcome == nil && !currentInChain
+  }
+
+  private mutating func decide(_ outcome: SequenceDisposition.Outcome) {
+    currentOutcome = outcome
+    record(SequenceDisposition(time: now, sequence: sequence.number, outcome: outcome))
+  }
+
+  /// The tap chain ended: every sequence waiting in it gets its outcome.
+  private mutating func decideChain(_ outcome: SequenceDisposition.Outcome) {
+    for number in chainSequences {
+      if number == sequence.number { currentOutcome = outcome }
+      record(SequenceDisposition(time: now, sequence: number, outcome: outcome))
+    }
+    chainSequences.removeAll(keepingCapacity: true)
+  }
+
+  private mutating func record(_ disposition: SequenceDisposition) {
+    dispositions.append(disposition)
+    if tracing { note("forwarding: \(disposition)") }
+  }
+
+  /// After every frame and deadline: an undecided sequence that can no longer become any
+  /// bound gesture passes through now.
+  private mutating func settleDisposition() {
+    guard isUndecided, !canStillFire else { return }
+    decide(.passThrough)
+  }
+
+  /// Whether some bound gesture can still come of the current sequence. Conservative: what
+  /// the recognizers have not ruled out, for every finger count it may still reach.
+  private var canStillFire: Bool {
+    guard state.isActive, !state.isClosed else { return false }
+    if !state.claimed.isEmpty { return true }
+    let last = state == .landing ? TouchSequence.maxFingers : sequence.fingerCount
+    let lifted = sequence.firstLift != nil
+    let start = sequence.firstDown.clamped
+    let swipeInTime = now - sequence.startTime <= thresholds.swipeMaxDuration
+    for fingers in sequence.fingerCount...max(sequence.fingerCount, last) {
+      let b = index.sequence(region: sequence.region, fingers: fingers)
+      if tap.state == .possible, !b.taps.isEmpty { return true }
+      if swipe.state == .possible, swipeInTime,
+        b.swipes.contains(where: { candidate in candidate.edge.map { isNear($0, start) } ?? true })
+      {
+        return true
+      }
+      guard !lifted else { continue }
+      if longPress.state == .possible, b.longPress != nil { return true }
+      for kind in GestureKind.continuous where b.continuousKinds.contains(kind) && continuous.isPossible(kind) {
+        return true
+      }
+    }
+    return false
   }
 
   // MARK: Trace

@@ -32,10 +32,14 @@ public struct DeviceDescription: Hashable, Sendable {
   public var keys: Set<UInt16>
   /// Supported absolute axes (EV_ABS) with their ranges.
   public var axes: [UInt16: AxisInfo]
+  /// The kernel's `phys` of a live device (nil from a recording): how gestured tells its
+  /// own forwarding clones apart.
+  public var phys: String?
 
   public init(
     name: String, bus: UInt16 = 0, vendor: UInt16 = 0, product: UInt16 = 0, version: UInt16 = 0,
-    properties: Set<UInt16> = [], keys: Set<UInt16> = [], axes: [UInt16: AxisInfo] = [:]
+    properties: Set<UInt16> = [], keys: Set<UInt16> = [], axes: [UInt16: AxisInfo] = [:],
+    phys: String? = nil
   ) {
     self.name = name
     self.bus = bus
@@ -45,6 +49,7 @@ public struct DeviceDescription: Hashable, Sendable {
     self.properties = properties
     self.keys = keys
     self.axes = axes
+    self.phys = phys
   }
 
   public var isDirect: Bool { properties.contains(InputProperty.direct) }

@@ -160,6 +160,9 @@ public struct Profile: Hashable, Sendable {
   public var bindings: [Binding] = []
   /// Take the device exclusively (EVIOCGRAB).
   public var grab = false
+  /// Pass every touch that cannot become a bound gesture on through a uinput clone of the
+  /// device (`forward: true`; implies `grab`).
+  public var forward = false
   public var location: SourceLocation?
 
   public init(name: String = "default", match: DeviceMatch? = nil) {

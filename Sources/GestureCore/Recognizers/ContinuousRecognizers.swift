@@ -58,6 +58,17 @@ struct ContinuousRecognizers {
     }
   }
 
+  /// Neither failed nor recognized: it may still be recognized.
+  func isPossible(_ kind: GestureKind) -> Bool {
+    func open<M>(_ r: ContinuousRecognizer<M>) -> Bool { r.state == .waiting || r.state == .tracking }
+    switch kind {
+    case .pan: return open(pan)
+    case .pinch: return open(pinch)
+    case .rotate: return open(rotate)
+    case .tap, .longPress, .swipe: return false
+    }
+  }
+
   func isTracking(_ kind: GestureKind) -> Bool {
     switch kind {
     case .pan: pan.state == .tracking

@@ -64,15 +64,18 @@ public final class Daemon: @unchecked Sendable {
   final class OpenDevice {
     let node: InputNode
     let evdev: EvdevDevice
-    let profileIndex: Int
-    let profile: Profile
-    let actions: ProfileActions
+    // Variables: a reload may keep the device open under a new config.
+    var profileIndex: Int
+    var profile: Profile
+    var actions: ProfileActions
     var recognizer: GestureRecognizer<FiringHandler>
     /// The recognizer's engine, in place (no copy per event).
     var engine: DeviceEngine {
       _read { yield recognizer.engine }
       _modify { yield &recognizer.engine }
     }
+    /// `forward: true`, with its clone made: what does not become a gesture goes there.
+    var forwarder: Forwarder?
     /// Set while the multiplexer watches the device.
     var token: EventMultiplexer.Token?
     /// The engine's impossible-input count last logged.
@@ -268,14 +271,59 @@ public final class Daemon: @unchecked Sendable {
     case .success(let new):
       configuration = new.configuration
       actions = new.actions
-      // Profiles are matched again on every device: close and take them afresh.
-      for syspath in Array(devices.keys) { close(syspath) }
+      // Profiles are matched again on every device; a device whose profile did not change
+      // stays open as it is, so the desktop never sees a forwarded panel's clone vanish.
+      for (syspath, device) in devices where !keep(device) { close(syspath) }
       leftAlone.removeAll()
       limit.reset(maximum: new.configuration.maximumDevices)
       enumerate()
       logger.notice("config reloaded: \(statusText)")
     }
     notifier?.ready(status: statusText)
+  }
+
+  /// After a reload: whether `device` stays open. It does when the new config gives it the
+  /// same profile (only its commands may have changed), and when it was and stays forwarded
+  /// (the clone stays; a new engine starts, and the clone's contacts are released).
+  private func keep(_ device: OpenDevice) -> Bool {
+    guard
+      let index = DeviceSelection.profile(for: device.node, device: device.evdev.description, in: configuration)
+    else { return false }
+    let profile = DeviceSelection.effectiveProfile(configuration.profiles[index], node: device.node)
+    let profileActions = actions.indices.contains(index) ? actions[index] : ProfileActions()
+    if profile == device.profile {
+      device.profileIndex = index
+      device.actions = profileActions
+      // Same bindings (same indices), new commands: the handlers are remade, the engine kept.
+      device.recognizer.bindings = firingHandlers(
+        profile: profile, profileIndex: index, actions: profileActions, devnode: device.node.devnode,
+        deviceName: device.name)
+      logger.info("\(device.node.devnode) '\(device.name)': profile '\(profile.name)' (unchanged: kept open)")
+      return true
+    }
+    let bindings = firingHandlers(
+      profile: profile, profileIndex: index, actions: profileActions, devnode: device.node.devnode,
+      deviceName: device.name)
+    guard profile.forward, let forwarder = device.forwarder,
+      var recognizer = GestureRecognizer(device: device.evdev.description, bindings: bindings)
+    else { return false }
+    firings.removeAll(keepingCapacity: true)
+    device.engine.cancel(at: MonotonicClock.now(), into: &firings)
+    fire(device)
+    forwarder.releaseAll()
+    recognizer.engine.tracing = options.verbose
+    recognizer.engine.keepsRecords = liveView != nil
+    var nothing: [GestureEvent] = []
+    for event in device.evdev.currentPositions(at: MonotonicClock.now()) {
+      recognizer.engine.handle(event, into: &nothing)
+    }
+    recognizer.engine.clearDispositions()
+    device.recognizer = recognizer
+    device.profile = profile
+    device.profileIndex = index
+    device.actions = profileActions
+    logger.info("\(device.node.devnode) '\(device.name)': profile '\(profile.name)' (reloaded; its clone stays)")
+    return true
   }
 
   // MARK: Devices
@@ -317,6 +365,16 @@ public final class Daemon: @unchecked Sendable {
       if node.isTouchscreen { logger.warning("\(node.devnode): cannot open: \(error)") }
       return
     }
+    // By its phys, and by its node for a clone of this very process (whatever its phys).
+    if UinputClone.isClone(phys: evdev.description.phys)
+      || devices.values.contains(where: { $0.forwarder?.clone.devnode == node.devnode })
+    {
+      if leftAlone.insert(node.syspath).inserted {
+        logger.info("\(node.devnode) '\(evdev.description.name)': gestured's own forwarding clone; left alone")
+      }
+      evdev.close()
+      return
+    }
     guard let index = DeviceSelection.profile(for: node, device: evdev.description, in: configuration) else {
       if node.isTouchscreen, leftAlone.insert(node.syspath).inserted {
         logger.info("\(node.devnode) '\(evdev.description.name)': no profile takes this touchscreen; left alone")
@@ -338,21 +396,45 @@ public final class Daemon: @unchecked Sendable {
     recognizer.engine.keepsRecords = liveView != nil
     // Start from the kernel's positions, which it will not resend while they do not change.
     var nothing: [GestureEvent] = []
-    for event in evdev.currentPositions(at: MonotonicClock.now()) {
-      recognizer.engine.handle(event, into: &nothing)
-    }
+    let positions = evdev.currentPositions(at: MonotonicClock.now())
+    for event in positions { recognizer.engine.handle(event, into: &nothing) }
+    recognizer.engine.clearDispositions()
+    var grabbed = false
     if profile.grab {
-      do { try evdev.grab(true) } catch { logger.warning("\(node.devnode): cannot grab: \(error)") }
+      do {
+        try evdev.grab(true)
+        grabbed = true
+      } catch {
+        logger.warning("\(node.devnode): cannot grab: \(error)\(profile.forward ? "; not forwarding" : "")")
+      }
+    }
+    var forwarder: Forwarder?
+    if profile.forward && grabbed {
+      do {
+        let clone = try evdev.makeClone()
+        forwarder = Forwarder(
+          clone: clone, device: evdev.description, devnode: node.devnode, logger: logger, positions: positions)
+        logger.info(
+          "\(node.devnode): forwarding every touch that is not a gesture to its clone \(clone.devnode ?? "(no node yet)")"
+        )
+      } catch {
+        // Grabbed without a clone, the desktop would get no touch at all: rather let it have
+        // every touch, gestures included, as without forward.
+        logger.error("\(node.devnode): \(error); not grabbed, so the desktop still gets every touch")
+        try? evdev.grab(false)
+      }
     }
     let device = OpenDevice(
       node: node, evdev: evdev, profileIndex: index, profile: profile, actions: profileActions,
       recognizer: recognizer)
+    device.forwarder = forwarder
     do {
       device.token = try multiplexer.watch(evdev.fileDescriptor) { [unowned self, unowned device] in
         self.readable(device)
       }
     } catch {
       logger.warning("\(node.devnode): cannot watch: \(error)")
+      forwarder?.close()
       evdev.close()
       return
     }
@@ -382,6 +464,9 @@ public final class Daemon: @unchecked Sendable {
     device.engine.cancel(at: MonotonicClock.now(), into: &firings)
     if runningEnds { fire(device) }
     firings.removeAll(keepingCapacity: true)
+    // The clone first, released and gone, then the panel goes back to the desktop.
+    device.forwarder?.close()
+    device.forwarder = nil
     if device.profile.grab { try? device.evdev.grab(false) }
     if let token = device.token { multiplexer.unwatch(token) }
     device.evdev.close()
@@ -417,7 +502,9 @@ public final class Daemon: @unchecked Sendable {
   private func drain(_ device: OpenDevice) -> Bool {
     firings.removeAll(keepingCapacity: true)
     var first = true
-    let result = device.evdev.drain(atMost: Self.eventsPerWakeUp) { event in
+    let forwarder = device.forwarder
+    let resynchronizing: () -> Void = { forwarder?.resynchronizing() }
+    let result = device.evdev.drain(atMost: Self.eventsPerWakeUp, resynchronizing: resynchronizing) { event in
       if first {
         first = false
         // A deadline this far before the first event stamped after it was not honoured in
@@ -425,6 +512,7 @@ public final class Daemon: @unchecked Sendable {
         cancelIfLate(device, now: event.time)
       }
       device.engine.handle(event, into: &firings)
+      forwarder?.handled(event, engine: &device.engine)
       if let liveView, let frame = device.engine.completedFrame {
         // The frame first: what the fingers did, then what the recognizers made of it.
         liveView.frame(frame, devnode: device.node.devnode)
@@ -451,6 +539,7 @@ public final class Daemon: @unchecked Sendable {
       "\(device.node.devnode): a gesture's deadline passed \((now - due) / 1000) ms ago (suspended?); cancelled")
     firings.removeAll(keepingCapacity: true)
     device.engine.cancel(at: now, into: &firings)
+    device.forwarder?.releaseAll()
     fire(device)
   }
 
@@ -466,6 +555,7 @@ public final class Daemon: @unchecked Sendable {
       cancelIfLate(device, now: now)
       firings.removeAll(keepingCapacity: true)
       device.engine.advance(to: now, into: &firings)
+      device.forwarder?.advanced(&device.engine)
       fire(device)
     }
     rearm()

@@ -37,6 +37,7 @@ extension DeviceDescription {
       vendor: UInt16(truncatingIfNeeded: libevdev_get_id_vendor(device)),
       product: UInt16(truncatingIfNeeded: libevdev_get_id_product(device)),
       version: UInt16(truncatingIfNeeded: libevdev_get_id_version(device)),
-      properties: properties, keys: keys, axes: axes)
+      properties: properties, keys: keys, axes: axes,
+      phys: libevdev_get_phys(device).map { String(cString: $0) })
   }
 }

@@ -21,6 +21,8 @@ public enum DeviceSelection {
     /// A profile would take it, but it reports no position (no ABS_X/ABS_Y with a touch
     /// button, no ABS_MT_POSITION_X/Y): a keyboard or button node of a panel, say.
     case noTouchAxes(matchingProfile: Int)
+    /// gestured's own uinput clone of a forwarded panel (its `phys` says so): never taken.
+    case forwardingClone
 
     public var profile: Int? {
       if case .taken(let profile) = self { return profile }
@@ -31,6 +33,7 @@ public enum DeviceSelection {
   public static func verdict(
     for node: InputNode, device: DeviceDescription, in configuration: Configuration
   ) -> Verdict {
+    if UinputClone.isClone(phys: device.phys) { return .forwardingClone }
     let index = configuration.profiles.firstIndex { profile in
       guard let match = profile.match else { return node.isTouchscreen }
       return match.matches(device, udevProperties: node.properties)
@@ -59,6 +62,9 @@ public enum DeviceSelection {
     case .notTouchscreen:
       return "not a touchscreen (udev: \(node.classification)); only a profile whose match"
         + " selects it would take it"
+    case .forwardingClone:
+      return "gestured's own forwarding clone of a panel (its phys starts with"
+        + " '\(UinputClone.markerPrefix)'): the desktop reads it; gestured reads the panel"
     case .noProfileMatches:
       return "no profile matches it (every profile has a match:, and there is no default)"
     case .noTouchAxes(let index):

@@ -113,6 +113,12 @@ public final class EvdevDevice {
     self.description = DeviceDescription(libevdev: handle)
   }
 
+  /// A uinput clone of this device (`forward: true`), marked as gestured's.
+  public func makeClone() throws(UinputClone.CreateError) -> UinputClone {
+    guard let handle else { throw UinputClone.CreateError(errno: .badFileDescriptor) }
+    return try UinputClone(panel: handle, devnode: devnode)
+  }
+
   deinit { close() }
 
   /// Whether `close()` has run.
@@ -129,7 +135,10 @@ public final class EvdevDevice {
   /// short by `limit` goes on at the next call.
   ///
   /// Nothing is allocated per call: one `input_event` on the stack.
-  public func drain(atMost limit: Int = .max, _ body: (RawEvent) -> Void) -> DrainResult {
+  /// `resynchronizing` is called at a SYN_DROPPED, before the events of the replay.
+  public func drain(
+    atMost limit: Int = .max, resynchronizing: () -> Void = {}, _ body: (RawEvent) -> Void
+  ) -> DrainResult {
     guard let handle else { return .gone(errno: .badFileDescriptor) }
     let normal = LIBEVDEV_READ_FLAG_NORMAL.rawValue
     let sync = LIBEVDEV_READ_FLAG_SYNC.rawValue
@@ -146,6 +155,7 @@ public final class EvdevDevice {
       case .success(let status) where status == syncStatus:
         // `event` is the SYN_DROPPED: from here libevdev replays the kernel's state.
         isSyncing = true
+        resynchronizing()
       case .success:
         return .gone(errno: .ioError)
       case .failure(.wouldBlock):

@@ -1,0 +1,105 @@
+import CEvdev
+import CGesturedShim
+import GestureCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The uinput twin of a forwarded panel (`forward: true`): same name, ids, properties,
+/// event codes and absinfo, so libinput, the compositor and udev rules (a calibration
+/// matrix) treat it as the panel. Its `phys` starts with `markerPrefix`, which is how
+/// gestured knows never to take its own clone.
+///
+/// Closing it (destroy, or the process ending: the kernel closes /dev/uinput) removes the
+/// device, and with it every contact it had down.
+public final class UinputClone {
+  /// `phys` of every clone: "gestured-forward:" then the panel's own phys (or devnode).
+  public static let markerPrefix = "gestured-forward:"
+
+  /// `struct libevdev_uinput *`.
+  private var device: OpaquePointer?
+  private let fileDescriptor: Int32
+  /// /dev/input/eventN of the clone, when sysfs named it in time.
+  public let devnode: String?
+  public let phys: String
+  /// Reused for every write: one write(2) of a whole batch of events.
+  private var buffer: [input_event] = []
+
+  public struct CreateError: Error, CustomStringConvertible {
+    public var errno: Errno
+    public var description: String {
+      "cannot create its uinput clone: \(errno)"
+        + (errno == .noSuchFileOrDirectory || errno == .permissionDenied
+          ? " (is the uinput module loaded, and may gestured open /dev/uinput read-write?)" : "")
+    }
+  }
+
+  /// Whether a device's phys marks it as a clone of gestured's.
+  public static func isClone(phys: String?) -> Bool { phys?.hasPrefix(markerPrefix) ?? false }
+
+  /// Clones the device `handle` describes (a libevdev handle of the panel). gestured opens
+  /// /dev/uinput itself to set the marker phys (UI_SET_PHYS) before libevdev sets the rest
+  /// up; the handle's phys is the marker too while libevdev copies it, then put back.
+  init(panel handle: OpaquePointer, devnode: String) throws(CreateError) {
+    let descriptor: Int32
+    switch retryOnInterrupt({ valueOrErrno(open("/dev/uinput", O_RDWR | O_CLOEXEC)) }) {
+    case .success(let opened): descriptor = opened
+    case .failure(let error): throw CreateError(errno: error)
+    }
+    let original = libevdev_get_phys(handle).map { String(cString: $0) }
+    let phys = Self.markerPrefix + (original ?? devnode)
+    let marked = gestured_uinput_set_phys(descriptor, phys)
+    guard marked == 0 else {
+      Glibc.close(descriptor)
+      throw CreateError(errno: errno(negated: marked))
+    }
+    libevdev_set_phys(handle, phys)
+    var created: OpaquePointer?
+    let status = libevdev_uinput_create_from_device(handle, descriptor, &created)
+    libevdev_set_phys(handle, original)
+    guard status == 0, let created else {
+      Glibc.close(descriptor)
+      throw CreateError(errno: errno(negated: status))
+    }
+    device = created
+    fileDescriptor = descriptor
+    self.phys = phys
+    self.devnode = libevdev_uinput_get_devnode(created).map { String(cString: $0) }
+    buffer.reserveCapacity(256)
+  }
+
+  deinit { destroy() }
+
+  /// Writes `events` in one write(2); the kernel stamps them with its current time. Returns
+  /// the error, if the write failed.
+  public func write(_ events: [RawEvent]) -> Errno? {
+    guard device != nil else { return .badFileDescriptor }
+    guard !events.isEmpty else { return nil }
+    buffer.removeAll(keepingCapacity: true)
+    for event in events {
+      var raw = input_event()
+      raw.type = event.type
+      raw.code = event.code
+      raw.value = event.value
+      buffer.append(raw)
+    }
+    let size = buffer.count * MemoryLayout<input_event>.stride
+    let result = buffer.withUnsafeBytes { bytes in
+      retryOnInterrupt { valueOrErrno(Glibc.write(fileDescriptor, bytes.baseAddress, size)) }
+    }
+    switch result {
+    case .success(let written) where written == size: return nil
+    case .success: return .ioError
+    case .failure(let error): return error
+    }
+  }
+
+  /// Removes the device (UI_DEV_DESTROY, then the fd is closed). Safe to call more than once.
+  public func destroy() {
+    guard let device else { return }
+    libevdev_uinput_destroy(device)
+    Glibc.close(fileDescriptor)
+    self.device = nil
+  }
+}
