@@ -177,10 +177,10 @@ int gestured_epoll_remove(int epoll_fd, int fd) {
   return epoll_ctl(epoll_fd, EPOLL_CTL_DEL, fd, NULL) == 0 ? 0 : -errno;
 }
 
-int gestured_epoll_ready(int epoll_fd, uint64_t *ids, int capacity) {
+int gestured_epoll_wait(int epoll_fd, uint64_t *ids, int capacity, int timeout_ms) {
   struct epoll_event events[64];
   if (capacity > 64) capacity = 64;
-  int count = epoll_wait(epoll_fd, events, capacity, 0);
+  int count = epoll_wait(epoll_fd, events, capacity, timeout_ms);
   if (count < 0) return -errno;
   for (int i = 0; i < count; i++) ids[i] = events[i].data.u64;
   return count;
@@ -218,8 +218,7 @@ int gestured_signalfd_read(int fd) {
   return (int)info.ssi_signo;
 }
 
-void gestured_timerfd_clear(int fd) {
+int gestured_timerfd_clear(int fd) {
   uint64_t expirations;
-  ssize_t ignored = read(fd, &expirations, sizeof expirations);
-  (void)ignored;
+  return read(fd, &expirations, sizeof expirations) == sizeof expirations && expirations > 0;
 }
