@@ -119,8 +119,8 @@ wait "$TOUCH_PID" 2>/dev/null || true
 # The figure: median ticks of each, their ratio, and the ratio run by run (ticks under TCG
 # vary by 2x from run to run; alternating runs share the drift).
 awk '
-  $1 == "gestured" && NF >= 3 { g[++ng] = $2 }
-  $1 == "lisgd" && NF >= 3 { l[++nl] = $2 }
+  $1 == "gestured" && $2 ~ /^[0-9]+$/ { g[++ng] = $2 }
+  $1 == "lisgd" && $2 ~ /^[0-9]+$/ { l[++nl] = $2 }
   function median(a, n,   i, j, t) {
     for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
