@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
@@ -168,6 +169,11 @@ struct gestured_spawn_result gestured_spawn_as_user(const char *path, char *cons
   return result;
 }
 
+int gestured_eventfd(void) {
+  int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  return fd >= 0 ? fd : -errno;
+}
+
 int gestured_epoll_create(void) {
   int fd = epoll_create1(EPOLL_CLOEXEC);
   return fd >= 0 ? fd : -errno;
@@ -182,10 +188,10 @@ int gestured_epoll_remove(int epoll_fd, int fd) {
   return epoll_ctl(epoll_fd, EPOLL_CTL_DEL, fd, NULL) == 0 ? 0 : -errno;
 }
 
-int gestured_epoll_ready(int epoll_fd, uint64_t *ids, int capacity) {
+int gestured_epoll_wait(int epoll_fd, uint64_t *ids, int capacity, int timeout_ms) {
   struct epoll_event events[64];
   if (capacity > 64) capacity = 64;
-  int count = epoll_wait(epoll_fd, events, capacity, 0);
+  int count = epoll_wait(epoll_fd, events, capacity, timeout_ms);
   if (count < 0) return -errno;
   for (int i = 0; i < count; i++) ids[i] = events[i].data.u64;
   return count;
@@ -223,8 +229,7 @@ int gestured_signalfd_read(int fd) {
   return (int)info.ssi_signo;
 }
 
-void gestured_timerfd_clear(int fd) {
+int gestured_timerfd_clear(int fd) {
   uint64_t expirations;
-  ssize_t ignored = read(fd, &expirations, sizeof expirations);
-  (void)ignored;
+  return read(fd, &expirations, sizeof expirations) == sizeof expirations && expirations > 0;
 }

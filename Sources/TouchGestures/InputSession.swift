@@ -149,6 +149,9 @@ final class InputSession: @unchecked Sendable {
       let multiplexer = try EventMultiplexer(queue: queue)
       self.multiplexer = multiplexer
       timer = try DeadlineTimer(multiplexer: multiplexer) { [unowned self] in self.deadlineReached() }
+      // The app's threads are its own: a thread of the session's waits on the set and runs
+      // what is ready on `queue`, with no hop per frame.
+      try multiplexer.serveOnThreadOfItsOwn()
     } catch {
       return post(.failed("cannot start reading touches: \(error)"))
     }
@@ -313,6 +316,7 @@ final class InputSession: @unchecked Sendable {
     watcher = nil
     timer?.cancel()
     timer = nil
+    multiplexer?.stopServing()
     multiplexer = nil
   }
 

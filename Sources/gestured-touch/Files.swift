@@ -16,9 +16,8 @@ func readTextFile(_ path: String) -> Result<String, UinputPlanError> {
   var bytes: [UInt8] = []
   var chunk = [UInt8](repeating: 0, count: 65536)
   while true {
-    let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    let count = retryingOnInterrupt { chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) } }
     if count < 0 {
-      if errno == EINTR { continue }
       return .failure(UinputPlanError("cannot read '\(path)': \(String(cString: strerror(errno)))"))
     }
     if count == 0 { break }
@@ -35,13 +34,10 @@ func writeAll(_ text: String, to fd: Int32) -> Bool {
   var bytes = Array(text.utf8)
   var offset = 0
   while offset < bytes.count {
-    let count = bytes.withUnsafeMutableBytes {
-      write(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset)
+    let count = retryingOnInterrupt {
+      bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset) }
     }
-    if count < 0 {
-      if errno == EINTR { continue }
-      return false
-    }
+    guard count >= 0 else { return false }
     offset += count
   }
   return true

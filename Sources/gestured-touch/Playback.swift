@@ -17,7 +17,12 @@ func monotonicNow() -> Microseconds {
 func sleep(until deadline: Microseconds) {
   var target = timespec(
     tv_sec: Int(deadline / 1_000_000), tv_nsec: Int(deadline % 1_000_000) * 1_000)
-  while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &target, nil) == EINTR {}
+  // clock_nanosleep returns its error instead of setting errno.
+  _ = retryingOnInterrupt {
+    let error = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &target, nil)
+    errno = error
+    return error == 0 ? 0 : -1
+  }
 }
 
 /// How a playback went: the VM is slow, so scenarios want to know how late it ran.

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# make bench-vm, inside the VM: gestured and lisgd alternately on the same virtual panel,
-# the same stream of 40 one-finger swipes (220 ms each, 100 ms apart), CPU ticks
-# (utime+stime, /proc/PID/stat) of each daemon during the stream; then the system calls of
-# one gestured run (strace -f -c, when strace is there) and its threads' context switches.
+# make bench-vm, inside the VM, one boot:
+#  1. gestured and lisgd alternately on the same virtual panel, the same stream of 40
+#     one-finger swipes (220 ms each, 100 ms apart): CPU ticks (utime+stime, /proc/PID/stat)
+#     of each daemon during the stream, and their threads' voluntary context switches;
+#  2. the system calls of one gestured run over that stream (strace -f -c);
+#  3. with two panels: startup to READY=1 (3 runs), RSS, and the latency from the kernel's
+#     stamp of the deciding SYN_REPORT to posix_spawn over 200 taps (gestured's debug line
+#     "pid N spawned L µs after its firing's event").
 #
 #   live-in-vm.sh RESULTS RUNS
 # Needs GESTURED and GESTURED_TOUCH in the environment; lisgd from Debian on the host.
@@ -28,7 +32,7 @@ bindings:
   - { gesture: swipe, direction: right, run: "echo R >> @DIR@/gestured.out" }
 YAML
 
-ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+ticks() { awk '{ print $14 + $15, $14, $15 }' "/proc/$1/stat"; }
 switches() {
   local total=0 task n
   for task in /proc/"$1"/task/*; do
@@ -42,14 +46,14 @@ touch_start panel create "$script"
 panel=$TOUCH_DEVNODE
 echo "vm: kernel $(uname -r), $(nproc) CPUs, panel $panel, $runs runs each"
 
-measure() { # NAME PID: ticks and switches over one stream
-  local name="$1" pid="$2" t0 t1 s0 s1
+measure() { # NAME PID: ticks (all, user, system) and switches over one stream
+  local name="$1" pid="$2" t0 u0 k0 t1 u1 k1 s0 s1
   sleep 1
-  t0=$(ticks "$pid"); s0=$(switches "$pid")
+  read -r t0 u0 k0 < <(ticks "$pid"); s0=$(switches "$pid")
   inject "$panel" "$SCENARIO_DIR/swipes.evemu"
   sleep 0.5
-  t1=$(ticks "$pid"); s1=$(switches "$pid")
-  echo "$name $((t1 - t0)) $((s1 - s0))" | tee -a "$results/live-runs.txt"
+  read -r t1 u1 k1 < <(ticks "$pid"); s1=$(switches "$pid")
+  echo "$name $((t1 - t0)) $((s1 - s0)) user $((u1 - u0)) system $((k1 - k0))" | tee -a "$results/live-runs.txt"
 }
 
 : > "$results/live-runs.txt"
@@ -90,13 +94,33 @@ if command -v strace > /dev/null; then
 else
   echo "strace: not in the guest; system calls not counted" > "$results/strace-gestured.txt"
 fi
+# Software counters of one more gestured run over the stream (page faults, switches,
+# migrations: costs that strace does not show). `perf record` gets no samples in this TCG
+# guest (cpu-clock, software event), so there is no profile by symbol here.
+if command -v perf > /dev/null; then
+  kill "$NOTIFY_PID" 2>/dev/null || true
+  rm -f "$SCENARIO_DIR/notify.log" "$SCENARIO_DIR/notify.sock"
+  daemon_start "$SCENARIO_DIR/gestured.yaml"
+  wait_until 30 "READY=1" grep -qs 'READY=1' "$SCENARIO_DIR/notify.log"
+  sleep 1
+  perf stat -e task-clock,context-switches,cpu-migrations,page-faults,minor-faults,major-faults \
+    -o "$results/perf-stat.txt" -p "$DAEMON_PID" &
+  perf_pid=$!
+  sleep 1
+  inject "$panel" "$SCENARIO_DIR/swipes.evemu"
+  sleep 0.5
+  kill -INT "$perf_pid"; wait "$perf_pid" 2>/dev/null || true
+  stop_process "$DAEMON_PID" 10
+  kill "$NOTIFY_PID" 2>/dev/null || true
+fi
 kill "$TOUCH_PID" 2>/dev/null || true
+wait "$TOUCH_PID" 2>/dev/null || true
 
 # The figure: median ticks of each, their ratio, and the ratio run by run (ticks under TCG
 # vary by 2x from run to run; alternating runs share the drift).
 awk '
-  $1 == "gestured" && NF == 3 { g[++ng] = $2 }
-  $1 == "lisgd" && NF == 3 { l[++nl] = $2 }
+  $1 == "gestured" && $2 ~ /^[0-9]+$/ { g[++ng] = $2 }
+  $1 == "lisgd" && $2 ~ /^[0-9]+$/ { l[++nl] = $2 }
   function median(a, n,   i, j, t) {
     for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
@@ -107,3 +131,106 @@ awk '
     mg = median(g, ng); ml = median(l, nl)
     printf "live: gestured %s ticks, lisgd %s ticks (medians of %d runs; pairs%s); ratio %.2f\n", mg, ml, ng, pairs, (ml > 0 ? mg / ml : -1)
   }' "$results/live-runs.txt" | tee "$results/live-summary.txt"
+
+# --- Two panels: startup, RSS, latency ---------------------------------------------------
+taps="$SCENARIO_DIR/taps.touch"
+{
+  echo 'panel mt-b name="Bench Tap Panel" x=0..4095 y=0..4095 resolution=16 slots=10'
+  echo 'rate 100hz'
+  for i in $(seq 0 199); do echo "tap at=$((200 + i * 400))ms x=0.5 y=0.5 duration=40ms"; done
+} > "$taps"
+"$GESTURED_TOUCH" record "$taps" -o "$SCENARIO_DIR/taps.evemu" || fail "gestured-touch record taps failed"
+# Only a one-finger tap is bound (no double tap, no long press): it must fire at the lift,
+# with no timer. 400 ms apart, so that each run (`true`, which takes 50-300 ms under TCG)
+# has usually ended before the next tap; a tap whose run had to wait is counted apart.
+write_config "$SCENARIO_DIR/taps.yaml" <<'YAML'
+bindings:
+  - { gesture: swipe, direction: right, run: "true" }
+  - { gesture: tap, run: "true" }
+YAML
+touch_start first create "$taps"
+first=$TOUCH_DEVNODE
+first_pid=$TOUCH_PID
+touch_start second create "$script"
+second=$TOUCH_DEVNODE
+second_pid=$TOUCH_PID
+
+# start-until-ready CONFIG ARGS...: starts gestured and waits for READY=1 on a notify
+# socket of its own; prints "MICROSECONDS PID" (CLOCK_MONOTONIC from just before the fork to
+# the datagram's arrival) and stays, in the background, until the daemon exits; the
+# daemon's stderr goes to daemon.log.
+start_until_ready() {
+  /usr/bin/python3 - "$SCENARIO_DIR" "$GESTURED" "$@" <<'PY'
+import os, socket, subprocess, sys, time
+directory, gestured, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+path = os.path.join(directory, "ready.sock")
+if os.path.exists(path):
+    os.unlink(path)
+listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+listener.bind(path)
+listener.settimeout(1)
+log = open(os.path.join(directory, "daemon.log"), "w")
+start = time.monotonic_ns()
+daemon = subprocess.Popen([gestured] + args, stderr=log, stdout=subprocess.DEVNULL,
+                          env=dict(os.environ, NOTIFY_SOCKET=path), start_new_session=True)
+while True:
+    try:
+        if b"READY=1" in listener.recv(65536).split(b"\n"):
+            break
+    except TimeoutError:
+        if daemon.poll() is not None or time.monotonic_ns() - start > 60e9:
+            sys.exit("gestured exited or sent no READY=1 in 60 s (its log: daemon.log)")
+print((time.monotonic_ns() - start) // 1000, daemon.pid, flush=True)
+sys.stdout.close()
+daemon.wait()  # reaped here, so that a stopped daemon is gone, not a zombie
+PY
+}
+
+: > "$results/startup.txt"
+for run in 1 2 3; do
+  read -r startup_us pid < <(start_until_ready --config "$SCENARIO_DIR/taps.yaml")
+  taken=$(grep -c "': profile" "$SCENARIO_DIR/daemon.log" || true)
+  echo "startup $startup_us us, $taken panels taken" | tee -a "$results/startup.txt"
+  [ "$taken" -ge 2 ] || fail "READY=1 came before both panels were taken"
+  if [ "$run" -lt 3 ]; then stop_process "$pid" 10; fi
+done
+
+# RSS of the last one: at READY=1 (plus 2 s), then after the 200 taps ran their actions.
+rss_line() {
+  awk '/^(VmRSS|RssAnon|RssFile|VmHWM|Threads):/ { printf "%s %s%s ", $1, $2, ($3 ? " " $3 : "") }' "/proc/$1/status"
+  echo
+}
+sleep 2
+echo "rss at start: $(rss_line "$pid")" | tee "$results/rss.txt"
+inject "$second" "$SCENARIO_DIR/swipes.evemu"
+sleep 2
+echo "rss after 40 swipes on one panel: $(rss_line "$pid")" | tee -a "$results/rss.txt"
+cp "/proc/$pid/smaps_rollup" "$results/smaps-rollup.txt" 2>/dev/null || true
+# Where the resident memory is, by mapping (KiB).
+awk '/^[0-9a-f]+-[0-9a-f]+ / { name = ($6 != "" ? $6 : "[anonymous]") } /^Rss:/ { rss[name] += $2 }
+  END { for (n in rss) print rss[n], n }' "/proc/$pid/smaps" | sort -rn > "$results/smaps-rss.txt"
+stop_process "$pid" 10
+
+# Latency: --verbose for the debug line (recognizer transitions are logged too, a few per
+# tap: the figure is an upper bound for a daemon run without it).
+read -r _ pid < <(start_until_ready --config "$SCENARIO_DIR/taps.yaml" --verbose)
+sleep 1
+inject "$first" "$SCENARIO_DIR/taps.evemu"
+sleep 2
+stop_process "$pid" 10
+cp "$SCENARIO_DIR/daemon.log" "$results/latency-daemon.log"
+# Runs that started at once (not queued behind the previous run): pid and latency.
+awk '/started pid [0-9]+ after waiting/ { for (i = 1; i <= NF; i++) if ($i == "pid") queued[$(i + 1)] = 1 }
+  / spawned [0-9-]+ µs/ { for (i = 1; i <= NF; i++) if ($i == "pid") { pid = $(i + 1); us = $(i + 3) }
+    if (!(pid in queued)) print us }' "$SCENARIO_DIR/daemon.log" > "$results/latency-us.txt"
+queued=$(grep -c 'started pid [0-9]* after waiting' "$SCENARIO_DIR/daemon.log" || true)
+coalesced=$(grep -c 'coalesced' "$SCENARIO_DIR/daemon.log" || true)
+dropped=$(grep -c 'firing dropped' "$SCENARIO_DIR/daemon.log" || true)
+sort -n "$results/latency-us.txt" | awk -v queued="$queued" -v coalesced="$coalesced" -v dropped="$dropped" '
+  { v[++n] = $1 }
+  END {
+    if (n == 0) { print "latency: no action spawned"; exit }
+    printf "latency (kernel stamp of the deciding SYN_REPORT to posix_spawn): %d of 200 taps started at once (%d queued, %d coalesced, %d dropped); median %d us, p90 %d us, worst %d us, best %d us\n", n, queued, coalesced, dropped, (n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2), v[int(n * 0.9 + 0.5)], v[n], v[1]
+  }' | tee "$results/latency-summary.txt"
+kill "$first_pid" "$second_pid" 2>/dev/null || true
+wait "$first_pid" "$second_pid" 2>/dev/null || true

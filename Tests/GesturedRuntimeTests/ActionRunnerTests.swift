@@ -12,18 +12,21 @@ import Testing
 final class ActionRunnerTests {
   let queue = DispatchQueue(label: "gestured.tests.action-runner")
   let log = CapturedOutput()
+  let loop: EventLoopThread
   let runner: ActionRunner
   /// Every pid the runner started, checked for zombies at the end of each test.
   var started: [pid_t] = []
 
   init() throws {
     // Priority prefixes, so tests can tell info (6) from notice (5) and warning (4).
-    runner = try ActionRunner(queue: queue, logger: Logger(sink: log, journalPrefixes: true))
+    loop = try EventLoopThread(queue: queue)
+    runner = ActionRunner(queue: queue, logger: Logger(sink: log, journalPrefixes: true), multiplexer: loop.multiplexer)
   }
 
   deinit {
     // A test that failed early must not leave processes behind for the next one.
     _ = runner.waitUntilIdle(timeout: 5_000_000)
+    loop.stop()
   }
 
   // MARK: Helpers

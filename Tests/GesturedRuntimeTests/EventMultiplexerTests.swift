@@ -6,12 +6,14 @@ import Testing
 @testable import GesturedRuntime
 @testable import GesturedSystem
 
-/// The event loop's fairness, with pipes standing in for devices: a handler that reads a
-/// bounded amount leaves the rest for the next wake-up, and every ready descriptor is served
-/// in each wake-up.
+/// The event loop, served by the test's own thread as the daemon's main thread serves it,
+/// with pipes standing in for devices.
 @Suite("Event loop", .serialized)
 final class EventMultiplexerTests {
   let queue = DispatchQueue(label: "gestured.tests.event-loop")
+  let queueKey = DispatchSpecificKey<String>()
+
+  init() { queue.setSpecific(key: queueKey, value: "daemon") }
 
   /// A pipe with a non-blocking read end.
   func makePipe() throws -> (read: Int32, write: Int32) {
@@ -19,6 +21,64 @@ final class EventMultiplexerTests {
     try #require(pipe(&ends) == 0)
     for end in ends { try #require(fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) == 0) }
     return (ends[0], ends[1])
+  }
+
+  @Test func handlersRunOnTheQueueInTheServingThreadItself() throws {
+    let multiplexer = try EventMultiplexer(queue: queue)
+    let ends = try makePipe()
+    defer { for descriptor in [ends.read, ends.write] { close(descriptor) } }
+    var seen: (queue: String?, thread: pthread_t)? = nil
+    var buffer = [UInt8](repeating: 0, count: 16)
+    let token = try queue.sync {
+      try multiplexer.watch(ends.read) {
+        _ = read(ends.read, &buffer, buffer.count)
+        seen = (DispatchQueue.getSpecific(key: self.queueKey), pthread_self())
+      }
+    }
+    defer { queue.sync { multiplexer.unwatch(token) } }
+    #expect(multiplexer.serve(waitingAtMost: 0) == 0, "nothing is ready yet")
+    #expect(seen == nil)
+    _ = write(ends.write, "x", 1)
+    #expect(multiplexer.serve(waitingAtMost: 5_000) == 1)
+    let handler = try #require(seen)
+    #expect(handler.queue == "daemon")
+    // No hand-off to another thread: the handler ran where epoll_wait returned.
+    #expect(pthread_equal(handler.thread, pthread_self()) != 0)
+  }
+
+  /// The library's way (TouchGestures inside an app): the multiplexer's own thread waits on
+  /// the set, runs what is ready on the queue, and ends at `stopServing`.
+  @Test func aThreadOfItsOwnServesTheSetUntilStopped() throws {
+    let multiplexer = try EventMultiplexer(queue: queue)
+    let ends = try makePipe()
+    defer { for descriptor in [ends.read, ends.write] { close(descriptor) } }
+    let served = DispatchSemaphore(value: 0)
+    var onQueue: [String?] = []
+    var buffer = [UInt8](repeating: 0, count: 16)
+    let token = try queue.sync {
+      let token = try multiplexer.watch(ends.read) {
+        _ = read(ends.read, &buffer, buffer.count)
+        onQueue.append(DispatchQueue.getSpecific(key: self.queueKey))
+        served.signal()
+      }
+      try multiplexer.serveOnThreadOfItsOwn()
+      return token
+    }
+    _ = write(ends.write, "x", 1)
+    #expect(served.wait(timeout: .now() + 10) == .success)
+    _ = write(ends.write, "y", 1)
+    #expect(served.wait(timeout: .now() + 10) == .success)
+    queue.sync {
+      #expect(onQueue == ["daemon", "daemon"])
+      multiplexer.stopServing()
+    }
+    // Once the thread has left (it was woken by stopServing), a ready pipe is served by
+    // nobody: the test's own `serve` then finds it still ready.
+    usleep(200_000)
+    _ = write(ends.write, "z", 1)
+    #expect(served.wait(timeout: .now() + 0.5) == .timedOut)
+    #expect(multiplexer.serve(waitingAtMost: 5_000) == 1)
+    queue.sync { multiplexer.unwatch(token) }
   }
 
   @Test func aDescriptorThatStaysReadableDoesNotStarveAnother() throws {
@@ -47,21 +107,84 @@ final class EventMultiplexerTests {
       ]
     }
     defer { queue.sync { for token in tokens { multiplexer.unwatch(token) } } }
-    // Once the flood has run a few wake-ups, make the quiet one ready while no handler runs.
-    let deadline = MonotonicClock.now() + 5_000_000
-    while queue.sync(execute: { log.count < 3 }) && MonotonicClock.now() < deadline { usleep(1_000) }
-    queue.sync {
-      _ = write(quiet.write, "x", 1)
-      log.append("written")
-    }
-    while !queue.sync(execute: { log.contains("quiet") }) && MonotonicClock.now() < deadline { usleep(1_000) }
+    for _ in 0..<3 { #expect(multiplexer.serve(waitingAtMost: 5_000) == 1) }
+    #expect(log == ["flood", "flood", "flood"])
+    _ = write(quiet.write, "x", 1)
+    // The next wake-up serves both, the flood still ready after it.
+    #expect(multiplexer.serve(waitingAtMost: 5_000) == 2)
+    #expect(log.count == 5)
+    #expect(Set(log[3...]) == ["flood", "quiet"])
+    #expect(multiplexer.serve(waitingAtMost: 5_000) == 1)
+    #expect(log.last == "flood")
+  }
 
-    let seen = queue.sync { log }
-    let written = try #require(seen.firstIndex(of: "written"))
-    let served = try #require(seen.firstIndex(of: "quiet"), "the quiet descriptor was never served")
-    #expect(served > written)
-    // The next wake-up reports both: at most one flood read comes before the quiet one.
-    #expect(seen[written..<served].filter { $0 == "flood" }.count <= 1, "\(seen[written...served])")
-    #expect(seen[..<written].count >= 3, "the flood ran first")
+  @Test func aDescriptorUnwatchedByAnEarlierHandlerInTheSameWakeUpIsNotCalled() throws {
+    let multiplexer = try EventMultiplexer(queue: queue)
+    let first = try makePipe()
+    let second = try makePipe()
+    defer { for descriptor in [first.read, first.write, second.read, second.write] { close(descriptor) } }
+    var tokens: [Int32: EventMultiplexer.Token] = [:]
+    var called: [Int32] = []
+    try queue.sync {
+      for ends in [first, second] {
+        tokens[ends.read] = try multiplexer.watch(ends.read) {
+          called.append(ends.read)
+          // Whichever runs first unwatches both.
+          for token in tokens.values { multiplexer.unwatch(token) }
+        }
+      }
+    }
+    _ = write(first.write, "x", 1)
+    _ = write(second.write, "x", 1)
+    #expect(multiplexer.serve(waitingAtMost: 5_000) == 2)
+    #expect(called.count == 1)
+    #expect(queue.sync { multiplexer.count } == 0)
+  }
+
+  @Test func aDeadlineMovedLaterDoesNotRearmTheTimerAndStillFiresOnlyWhenDue() throws {
+    let multiplexer = try EventMultiplexer(queue: queue)
+    var fired: [Timestamp] = []
+    let timer = try queue.sync { try DeadlineTimer(multiplexer: multiplexer) { fired.append(MonotonicClock.now()) } }
+    defer { queue.sync { timer.cancel() } }
+    let start = MonotonicClock.now()
+    let first = start + 20_000
+    queue.sync { timer.schedule(at: first) }
+    #expect(timer.armed == first)
+    // Frames pushing the deadline back, as a moving contact's does: the timer stays armed
+    // for the first time.
+    for step in 1...10 { queue.sync { timer.schedule(at: first + Microseconds(step) * 5_000) } }
+    let due = first + 50_000
+    #expect(timer.deadline == due)
+    #expect(timer.armed == first)
+    // The early expiry arms it for the deadline, without calling the handler.
+    while timer.armed == first { multiplexer.serve(waitingAtMost: 1_000) }
+    #expect(fired.isEmpty)
+    #expect(timer.armed == due)
+    while fired.isEmpty && MonotonicClock.now() < start + 5_000_000 { multiplexer.serve(waitingAtMost: 1_000) }
+    let at = try #require(fired.first)
+    #expect(at >= due)
+    #expect(timer.deadline == nil && timer.armed == nil)
+    // An earlier deadline re-arms it.
+    let later = MonotonicClock.now() + 10_000_000
+    queue.sync { timer.schedule(at: later) }
+    let sooner = MonotonicClock.now() + 10_000
+    queue.sync { timer.schedule(at: sooner) }
+    #expect(timer.armed == sooner)
+    while fired.count < 2 && MonotonicClock.now() < start + 5_000_000 { multiplexer.serve(waitingAtMost: 1_000) }
+    #expect(fired.count == 2)
+    #expect(fired[1] >= sooner)
+  }
+
+  @Test func aDisarmedTimerNeverFiresEvenIfItsExpiryWasAlreadyPending() throws {
+    let multiplexer = try EventMultiplexer(queue: queue)
+    var fired = 0
+    let timer = try queue.sync { try DeadlineTimer(multiplexer: multiplexer) { fired += 1 } }
+    defer { queue.sync { timer.cancel() } }
+    queue.sync { timer.schedule(at: MonotonicClock.now()) }
+    usleep(5_000)
+    queue.sync { timer.schedule(at: nil) }
+    #expect(timer.armed == nil)
+    #expect(multiplexer.serve(waitingAtMost: 50) == 0)
+    #expect(fired == 0)
   }
 }

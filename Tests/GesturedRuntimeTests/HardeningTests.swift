@@ -133,6 +133,30 @@ struct HardeningTests {
     #expect(Daemon.wholeMillimetres(.nan) == "?")
   }
 
+  // MARK: SYN_DROPPED
+
+  @Test func kernelDropsAreLoggedOncePerBurstWithTheirCount() {
+    var log = ResyncLog()
+    let start = Timestamp(microseconds: 1_000_000)
+    #expect(log.update(total: 0, lastAt: start) == nil, "no drop yet")
+    // The first drop of a burst is said at once.
+    #expect(log.update(total: 1, lastAt: start) == 1)
+    #expect(log.update(total: 1, lastAt: start + 1_000) == nil, "nothing new")
+    // More within 10 s of that line: counted, not said.
+    #expect(log.update(total: 4, lastAt: start + 2_000_000) == nil)
+    #expect(log.update(total: 6, lastAt: start + 9_999_999) == nil)
+    // The next drop after 10 s says all of them.
+    #expect(log.update(total: 7, lastAt: start + 10_000_000) == 6)
+    #expect(log.takeUnlogged() == nil)
+    // Held back when the device closes: said then.
+    #expect(log.update(total: 9, lastAt: start + 11_000_000) == nil)
+    #expect(log.takeUnlogged() == 2)
+    #expect(log.takeUnlogged() == nil)
+    let line = ResyncLog.message(devnode: "/dev/input/event5", count: 2, closing: true).text
+    #expect(line.hasPrefix("/dev/input/event5: the kernel dropped input events 2 times (before it closed"))
+    #expect(ResyncLog.message(devnode: "/dev/input/event5", count: 1).text.contains("events once: its buffer"))
+  }
+
   // MARK: max-devices
 
   @Test func devicesBeyondTheCapAreRefusedAndLoggedOnceEach() {

@@ -1,5 +1,9 @@
+import Dispatch
 import GestureCore
 import Glibc
+
+@testable import GesturedRuntime
+@testable import GesturedSystem
 
 /// A fresh directory under /tmp, emptied and removed when the value goes away.
 final class TemporaryDirectory {
@@ -126,3 +130,33 @@ let packageRoot: String = {
   }
   return String(path)
 }()
+
+/// An event loop served from a thread of its own, as the daemon's main thread serves its
+/// loop (`EventMultiplexer.run`), until `stop()`: the tests' stand-in for `Daemon.run`.
+final class EventLoopThread: @unchecked Sendable {
+  // @unchecked: `multiplexer` is served from the loop thread only; `stopping` is under `lock`.
+  let multiplexer: EventMultiplexer
+  private let lock = DispatchQueue(label: "gestured.tests.event-loop-thread")
+  private var stopping = false
+  private let finished = DispatchSemaphore(value: 0)
+
+  init(queue: DispatchQueue) throws {
+    multiplexer = try EventMultiplexer(queue: queue)
+    DispatchQueue.global().async { [self] in
+      // A short wait, so that `stop()` is seen soon.
+      while !lock.sync(execute: { stopping }) { multiplexer.serve(waitingAtMost: 10) }
+      finished.signal()
+    }
+  }
+
+  /// Returns once the loop thread has left its last wake-up. Not on the loop's queue.
+  func stop() {
+    let first = lock.sync {
+      defer { stopping = true }
+      return !stopping
+    }
+    if first { finished.wait() }
+  }
+
+  deinit { stop() }
+}

@@ -90,18 +90,22 @@ struct gestured_spawn_result gestured_spawn_as_user(const char *path, char *cons
                                                     const gid_t *groups, size_t group_count);
 
 /* One epoll set for every descriptor the daemon watches (signals, timers, the udev monitor,
- * devices, action output pipes, pidfds), so that libdispatch only ever watches the set itself: creating and
- * cancelling Dispatch read sources at a high rate hits a use-after-free in libdispatch's
- * epoll bookkeeping on Linux (swift-corelibs-libdispatch#949), seen here as crashes in
- * _dispatch_event_loop_drain. Why C: `struct epoll_event` is packed on x86-64, a layout
- * Swift does not import. Each call returns 0 (or a count) or -errno. */
+ * devices, action output pipes, pidfds), waited on by the daemon's main thread itself
+ * (EventMultiplexer.swift says why not through Dispatch sources). Why C: `struct
+ * epoll_event` is packed on x86-64, a layout Swift does not import. Each call returns 0 (or
+ * a count) or -errno. */
 int gestured_epoll_create(void);
-/* Watches `fd` for input (level-triggered); `id` comes back from gestured_epoll_ready. */
+/* Watches `fd` for input (level-triggered); `id` comes back from gestured_epoll_wait. */
 int gestured_epoll_add(int epoll_fd, int fd, uint64_t id);
 int gestured_epoll_remove(int epoll_fd, int fd);
-/* Without waiting: fills `ids` with up to `capacity` ready ids and returns how many
- * (-EINTR is the caller's to retry). */
-int gestured_epoll_ready(int epoll_fd, uint64_t *ids, int capacity);
+/* A non-blocking, close-on-exec eventfd (EventMultiplexer's wake-up for a serving thread of
+ * its own). Why C: Swift's Glibc module does not import <sys/eventfd.h>. Returns the fd or
+ * -errno. */
+int gestured_eventfd(void);
+/* Waits up to `timeout_ms` (-1: until one is ready), fills `ids` with up to `capacity`
+ * (at most 64) ready ids and returns how many, 0 on timeout (-EINTR is the caller's to
+ * retry). */
+int gestured_epoll_wait(int epoll_fd, uint64_t *ids, int capacity, int timeout_ms);
 
 /* A CLOCK_MONOTONIC timerfd (non-blocking, close-on-exec) for deadlines watched through the
  * same epoll set: rearming a Dispatch timer at every frame churns libdispatch's own timer
@@ -112,8 +116,10 @@ int gestured_timerfd_create(void);
 /* Arms `fd` to expire at `absolute_us` on CLOCK_MONOTONIC (a past time expires at once), or
  * disarms it when `absolute_us` is negative. Returns 0 or -errno. */
 int gestured_timerfd_set(int fd, int64_t absolute_us);
-/* Consumes an expiry so that the level-triggered epoll set stops reporting it. */
-void gestured_timerfd_clear(int fd);
+/* Consumes the expiries so that the level-triggered epoll set stops reporting them. Returns
+ * 1 when the timer had expired, 0 when not (it was re-armed or disarmed after epoll saw it
+ * ready: timerfd_settime drops pending expiries). */
+int gestured_timerfd_clear(int fd);
 
 /* A signalfd (non-blocking, close-on-exec) for `signals`, so that signals arrive in the same
  * epoll set as everything else instead of through handlers or Dispatch signal sources. The

@@ -16,11 +16,11 @@ import TouchGestures
 /// recognition runs in the library's `GestureRecognizer`, the same as in a `TouchScreen`.
 ///
 /// Everything runs on one serial Dispatch queue, from one event loop (EventMultiplexer: one
-/// epoll set under one Dispatch read source): the signalfd, the udev monitor, the devices,
-/// one timerfd armed at the earliest deadline any device's engine asks for (disarmed while
-/// nothing is pending), the watchdog's timerfd, and the action runner's pipes, pidfds and
-/// timerfds. No global concurrent queue and no Swift
-/// concurrency are used, so an idle daemon has no thread that wakes up.
+/// epoll set that the main thread waits on, running what is ready with `queue.sync`): the
+/// signalfd, the udev monitor, the devices, one timerfd armed at the earliest deadline any
+/// device's engine asks for (disarmed while nothing is pending), the watchdog's timerfd, and
+/// the action runner's pipes, pidfds and timerfds. No global concurrent queue and no Swift
+/// concurrency are used, so the daemon has one thread, asleep in epoll_wait while idle.
 public final class Daemon: @unchecked Sendable {
   // @unchecked: every property is touched only on `queue`.
 
@@ -80,6 +80,7 @@ public final class Daemon: @unchecked Sendable {
     var token: EventMultiplexer.Token?
     /// The engine's impossible-input count last logged.
     var impossibleLogged = 0
+    var resyncLog = ResyncLog()
 
     init(
       node: InputNode, evdev: EvdevDevice, profileIndex: Int, profile: Profile, actions: ProfileActions,
@@ -96,9 +97,9 @@ public final class Daemon: @unchecked Sendable {
     var name: String { evdev.description.name }
   }
 
-  /// Not the main queue: `dispatchMain()` parks the main thread in a sigsuspend that
-  /// unblocks every signal, so SIGTERM would kill the process there instead of waiting for
-  /// the signalfd. `run()` parks the main thread with them blocked instead.
+  /// Not the main queue, which only `dispatchMain()` serves (parking the main thread in a
+  /// sigsuspend that unblocks every signal): the main thread serves the epoll set instead and
+  /// enters this queue with `sync` for each wake-up.
   let queue = DispatchQueue(label: "gestured.daemon")
   let mode: Mode
   let options: Options
@@ -190,21 +191,21 @@ public final class Daemon: @unchecked Sendable {
 
   // MARK: Running
 
-  /// Starts the event loop on `queue` and never returns (exit 0 on SIGTERM/SIGINT).
+  /// Starts on `queue`, then serves the event loop on the calling (main) thread; never
+  /// returns (exit 0 on SIGTERM/SIGINT).
   public func run() -> Never {
-    // Before Dispatch starts any thread: threads inherit the mask, and the signals must wait
-    // for the signalfd in all of them.
+    // Before any other thread can start (threads inherit the mask): the signals must wait
+    // for the signalfd in every thread.
     SignalReceiver.block(Self.handledSignals)
-    queue.async { self.start() }
-    // The main thread has nothing to do; with the signals blocked, nothing wakes it.
-    while true { pause() }
+    queue.sync { start() }
+    multiplexer.run()
   }
 
   private func start() {
     signal(SIGPIPE, SIG_IGN)
     do {
       multiplexer = try EventMultiplexer(queue: queue)
-      if mode == .actions { runner = try ActionRunner(queue: queue, logger: logger, multiplexer: multiplexer) }
+      if mode == .actions { runner = ActionRunner(queue: queue, logger: logger, multiplexer: multiplexer) }
       timer = try DeadlineTimer(multiplexer: multiplexer) { [unowned self] in self.deadlineReached() }
       signals = try SignalReceiver(Self.handledSignals, multiplexer: multiplexer) { [unowned self] signal in
         signal == SIGHUP ? self.reload() : self.stop()
@@ -469,6 +470,9 @@ public final class Daemon: @unchecked Sendable {
     device.forwarder = nil
     if device.profile.grab { try? device.evdev.grab(false) }
     if let token = device.token { multiplexer.unwatch(token) }
+    if let count = device.resyncLog.takeUnlogged() {
+      logger.warning(ResyncLog.message(devnode: device.node.devnode, count: count, closing: true))
+    }
     device.evdev.close()
     logger.info("\(device.node.devnode) '\(device.name)': removed")
     if let liveView {
@@ -520,6 +524,11 @@ public final class Daemon: @unchecked Sendable {
       }
     }
     fire(device)
+    if let time = device.evdev.lastResync,
+      let count = device.resyncLog.update(total: device.evdev.resyncs, lastAt: time)
+    {
+      logger.warning(ResyncLog.message(devnode: device.node.devnode, count: count))
+    }
     switch result {
     case .drained:
       return false

@@ -65,6 +65,9 @@ public final class EvdevDevice {
   private var logTarget: LibevdevLogTarget?
   /// Between a SYN_DROPPED and the end of libevdev's replay of the kernel's state.
   private var isSyncing = false
+  /// SYN_DROPPEDs read since the device was opened, and the kernel's time of the last.
+  public private(set) var resyncs = 0
+  public private(set) var lastResync: Timestamp?
 
   public enum DrainResult: Equatable, Sendable {
     /// Nothing is left to read.
@@ -155,6 +158,8 @@ public final class EvdevDevice {
       case .success(let status) where status == syncStatus:
         // `event` is the SYN_DROPPED: from here libevdev replays the kernel's state.
         isSyncing = true
+        resyncs += 1
+        lastResync = Self.rawEvent(event).time
         resynchronizing()
       case .success:
         return .gone(errno: .ioError)

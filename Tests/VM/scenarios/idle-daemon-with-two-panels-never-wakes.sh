@@ -22,9 +22,10 @@ create_panel second "$VM_TESTS/scripts/single-touch-swipe.touch"
 inject "$first" "$SCENARIO_DIR/tap.evemu"
 wait_until 10 "the tap's action" test -s "$SCENARIO_DIR/tap.out"
 wait_until 10 "the tap's action to be reaped" grep -q '^\[default/tap\] pid [0-9]* exited' "$SCENARIO_DIR/daemon.log"
-# Let what the tap set off settle: libdispatch ends a worker thread 5 s after its last work
-# item (swift-corelibs-libdispatch's worker pool); that one-off exit ends the tap's
-# activity, it is not an idle wake-up.
+# Let what the tap set off settle (its output pipes closed, its deadlines passed). The daemon
+# has one thread, asleep in epoll_wait; the 6 s also cover a libdispatch worker thread,
+# which its pool ends 5 s after its last work item, should one ever run the daemon's work
+# again: that one-off exit ends the tap's activity, it is not an idle wake-up.
 sleep 6
 
 thread_switches "$DAEMON_PID" > "$SCENARIO_DIR/switches-before.txt"
