@@ -5,7 +5,8 @@
 # stays; the new command runs) and a broken config (everything stays). Throughout, the clone
 # keeps its node and sysfs path, `udevadm monitor` sees no remove or add of it, one
 # evemu-record on it stays attached and gets each drag where nothing is bound, and the bound
-# corner tap never reaches it. Then SIGTERM: the clone goes (udev sees it removed), and
+# corner tap never reaches it. Then SIGTERM with a finger down: the clone's reader sees it
+# released, the clone goes (udev sees it removed), and
 # evemu-record, which cannot read the panel while the daemon holds the grab, gets the next
 # touch.
 # vm-time-limit: 150
@@ -164,11 +165,23 @@ evemu-record "$panel" > "$SCENARIO_DIR/grabbed.evemu" 2> "$SCENARIO_DIR/grabbed.
 grabbed_recorder=$!
 wait_until 20 "evemu-record to refuse the grabbed panel" grep -qs 'grabbed' "$SCENARIO_DIR/grabbed.txt"
 wait "$grabbed_recorder" 2>/dev/null || true
+# A finger down on the clone when SIGTERM comes: released before the clone goes.
+cat > "$SCENARIO_DIR/down.evemu" <<'EVEMU'
+E: 0.000000 0003 002f 0000
+E: 0.000000 0003 0039 0207
+E: 0.000000 0003 0035 1200
+E: 0.000000 0003 0036 1100
+E: 0.000000 0001 014a 0001
+E: 0.000000 0000 0000 0000
+EVEMU
+inject "$panel" "$SCENARIO_DIR/down.evemu"
+one_down() { [ "$(contacts_left_down "$SCENARIO_DIR/clone.evemu")" = 1 ]; }
+wait_until 10 "the finger down on the clone" one_down
 stop_process "$DAEMON_PID" 20
 [ "$STOP_STATUS" -eq 0 ] || fail "the daemon exited with status $STOP_STATUS on SIGTERM, not 0"
 wait_until 10 "the clone $clone to go" bash -c "! test -e $clone"
 wait_until 10 "evemu-record on the clone to end" bash -c "! kill -0 $clone_recorder 2>/dev/null"
-[ "$(contacts_left_down "$SCENARIO_DIR/clone.evemu")" = 0 ] || fail "the clone went with a contact down"
+[ "$(contacts_left_down "$SCENARIO_DIR/clone.evemu")" = 0 ] || fail "SIGTERM left the clone with a contact down"
 wait_until 10 "udev to see the clone removed" grep -qE " remove +$clone_path( |$)" "$SCENARIO_DIR/udev-monitor.txt"
 record_start "$panel" "$SCENARIO_DIR/panel.evemu"
 panel_recorder=$RECORD_PID
