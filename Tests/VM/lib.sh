@@ -97,6 +97,35 @@ record_start() {
   sleep 0.2
 }
 
+# contact_counts FILE: how many contacts an evemu recording of a multitouch (protocol B)
+# node has down, one line "SECONDS COUNT" per frame in which that number changed (from 0
+# when the recording began). Reads ABS_MT_SLOT and ABS_MT_TRACKING_ID (-1: released).
+contact_counts() {
+  awk '
+    BEGIN { slot = 0 }
+    $1 != "E:" { next }
+    $3 == "0003" && $4 == "002f" { slot = $5 + 0; next }
+    $3 == "0003" && $4 == "0039" { if ($5 + 0 < 0) delete down[slot]; else down[slot] = $5 + 0; next }
+    $3 == "0000" && $4 == "0000" {
+      n = 0
+      for (s in down) n++
+      if (n != last) { print $2, n; last = n }
+    }
+  ' "$1"
+}
+
+# contacts_left_down FILE: how many contacts the recording has down at its end.
+contacts_left_down() {
+  local last
+  last="$(contact_counts "$1" | tail -n 1)"
+  echo "${last##* }" | sed 's/^$/0/'
+}
+
+# clone_of PANEL: the devnode of the clone the daemon (daemon.log) last made for PANEL.
+clone_of() {
+  sed -n "s|^$1: forwarding .* clone \(/dev/input/event[0-9]*\).*|\1|p" "$SCENARIO_DIR/daemon.log" | tail -n 1
+}
+
 # --- gestured ----------------------------------------------------------------------------
 
 # gestures FILE: the JSON lines in FILE reduced to what a scenario compares, one firing a
