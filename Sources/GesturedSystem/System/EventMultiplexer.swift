@@ -7,7 +7,8 @@ import Synchronization
   import Glibc
 #endif
 
-/// The daemon's one event loop: everything it waits for is a descriptor in one epoll set
+/// The daemon's one event loop (and a live TouchGestures screen's, served by a thread of
+/// its own: `serveOnThreadOfItsOwn`): everything it waits for is a descriptor in one epoll set
 /// (the signalfd, timerfds for deadlines, action timeouts, exit polling and the watchdog,
 /// the udev monitor, devices, action output pipes, pidfds). One thread, the daemon's main
 /// thread, blocks in epoll_wait on the set (`run`) and runs the ready handlers inside
