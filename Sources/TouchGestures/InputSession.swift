@@ -56,7 +56,10 @@ final class InputSession: @unchecked Sendable {
   func start(_ source: TouchSource) {
     queue.async {
       switch source {
-      case .recording(let path): self.play(path)
+      case .recording(let path):
+        self.play(path)
+        // Played (or failed): the screen and this session no longer keep each other.
+        self.screen.forget(self)
       case .device(let path): self.startLive(.node(given: path, resolved: Self.resolved(path)))
       case .firstTouchscreen(let match):
         var profile = Profile(name: "TouchScreen")
@@ -153,7 +156,8 @@ final class InputSession: @unchecked Sendable {
       // what is ready on `queue`, with no hop per frame.
       try multiplexer.serveOnThreadOfItsOwn()
     } catch {
-      return post(.failed("cannot start reading touches: \(error)"))
+      post(.failed("cannot start reading touches: \(error)"))
+      return screen.forget(self)
     }
     do {
       watcher = try UdevWatcher(multiplexer: multiplexer!, logger: logger) { [unowned self] change in

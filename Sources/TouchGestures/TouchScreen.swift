@@ -152,6 +152,14 @@ public final class TouchScreen: Sendable {
     old?.stop()
   }
 
+  /// A session that ended by itself (a recording played to its end, a source that failed)
+  /// lets go of the screen, unless another source replaced it already.
+  func forget(_ ended: InputSession) {
+    session.withLock { current in
+      if current === ended { current = nil }
+    }
+  }
+
   // MARK: Bindings (see TouchScreen+Bindings.swift)
 
   /// Adds a binding, checked as the config's are; its handler receives each firing.
