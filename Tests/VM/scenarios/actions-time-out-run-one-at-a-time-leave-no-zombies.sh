@@ -20,9 +20,9 @@ regions:
   - { name: burst, area: { x: 0.6, y: 0, width: 0.4, height: 1 } }
 bindings:
   - { gesture: tap, region: hang, name: hang, timeout: 2s,
-      run: 'read -r up _ < /proc/uptime; echo "$$ $up" > @DIR@/hang.pid; exec sleep 600' }
+      run: 'echo "$$ $(cut -d " " -f 22 /proc/$$/stat)" > @DIR@/hang.pid; exec sleep 600' }
   - { gesture: tap, region: stubborn, name: stubborn, timeout: 2s,
-      run: "trap '' TERM; read -r up _ < /proc/uptime; echo \"$$ $up\" > @DIR@/stubborn.pid; while :; do sleep 0.2; done" }
+      run: "trap '' TERM; echo \"$$ $(cut -d ' ' -f 22 /proc/$$/stat)\" > @DIR@/stubborn.pid; while :; do sleep 0.2; done" }
   - { gesture: tap, region: burst, name: burst, cooldown: 0ms,
       run: 'if mkdir @DIR@/burst.lock 2>/dev/null; then echo "${GESTURED_STEPS:-1}" >> @DIR@/burst.runs; sleep 1; rmdir @DIR@/burst.lock; else echo overlap >> @DIR@/burst.overlaps; fi' }
 YAML
@@ -50,10 +50,16 @@ uptime_now() { local up _; read -r up _ < /proc/uptime; echo "$up"; }
 
 wait_until 10 "the hanging action to start" test -s "$SCENARIO_DIR/hang.pid"
 wait_until 10 "the action ignoring SIGTERM to start" test -s "$SCENARIO_DIR/stubborn.pid"
-# Each action wrote its pid and when it started (seconds since boot, /proc/uptime): under
-# load this script may look only after the process is gone.
-read -r hang_pid hang_start < "$SCENARIO_DIR/hang.pid"
-read -r stubborn_pid stubborn_start < "$SCENARIO_DIR/stubborn.pid"
+# Each action wrote its pid and the kernel's start time of its process (field 22 of
+# /proc/PID/stat: clock ticks since boot, the clock of /proc/uptime), which is when the
+# daemon spawned it, before its timeout started: a time the shell read itself would come
+# a shell start later (up to a few hundred ms under TCG) and make it look killed early.
+# Under load this script may look only after the process is gone.
+hz="$(getconf CLK_TCK)"
+since_boot() { awk -v t="$1" -v hz="$hz" 'BEGIN { printf "%.2f", t / hz }'; }
+read -r hang_pid hang_ticks < "$SCENARIO_DIR/hang.pid"
+read -r stubborn_pid stubborn_ticks < "$SCENARIO_DIR/stubborn.pid"
+hang_start="$(since_boot "$hang_ticks")" stubborn_start="$(since_boot "$stubborn_ticks")"
 hang_end="" stubborn_end=""
 deadline=$((SECONDS + 20))
 while [ -z "$hang_end" ] || [ -z "$stubborn_end" ]; do
