@@ -48,6 +48,8 @@ public final class EventMultiplexer {
   private let ready = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 64)
   /// `serveOnThreadOfItsOwn`: the eventfd that wakes its thread, and the flag that ends it.
   private var wakeUp: Int32?
+  /// Set before the thread starts, read by it when it ends.
+  private var servingEnded: (@Sendable () -> Void)?
   private let stopped = Atomic<Bool>(false)
 
   public init(queue: DispatchQueue) throws(SystemError) {
@@ -96,8 +98,8 @@ public final class EventMultiplexer {
 
   /// For a caller with no thread to give (the TouchGestures library inside an app): a
   /// thread of its own serves the set, as `run` does, until `stopServing`. Called on the
-  /// queue. The thread keeps the multiplexer alive until it ends.
-  public func serveOnThreadOfItsOwn() throws(SystemError) {
+  /// queue. The thread keeps the multiplexer alive until it ends, then calls `ended`.
+  public func serveOnThreadOfItsOwn(ended: (@Sendable () -> Void)? = nil) throws(SystemError) {
     dispatchPrecondition(condition: .onQueue(queue))
     guard wakeUp == nil else { return }
     let descriptor: Int32
@@ -110,6 +112,7 @@ public final class EventMultiplexer {
       _ = read(descriptor, &count, MemoryLayout<UInt64>.size)
     }
     wakeUp = descriptor
+    servingEnded = ended
     var thread = pthread_t()
     let context = Unmanaged.passRetained(self).toOpaque()
     let created = pthread_create(
@@ -117,6 +120,7 @@ public final class EventMultiplexer {
       { context in
         let multiplexer = Unmanaged<EventMultiplexer>.fromOpaque(context!).takeRetainedValue()
         while !multiplexer.stopped.load(ordering: .acquiring) { multiplexer.serve(waitingAtMost: -1) }
+        multiplexer.servingEnded?()
         return nil
       }, context)
     guard created == 0 else {
