@@ -302,29 +302,40 @@ public final class Daemon: @unchecked Sendable {
       logger.info("\(device.node.devnode) '\(device.name)': profile '\(profile.name)' (unchanged: kept open)")
       return true
     }
-    let bindings = firingHandlers(
-      profile: profile, profileIndex: index, actions: profileActions, devnode: device.node.devnode,
-      deviceName: device.name)
     guard profile.forward, let forwarder = device.forwarder,
-      var recognizer = GestureRecognizer(device: device.evdev.description, bindings: bindings)
+      let (recognizer, _) = makeRecognizer(
+        profile: profile, profileIndex: index, actions: profileActions, devnode: device.node.devnode,
+        evdev: device.evdev)
     else { return false }
     firings.removeAll(keepingCapacity: true)
     device.engine.cancel(at: MonotonicClock.now(), into: &firings)
     fire(device)
     forwarder.releaseAll()
-    recognizer.engine.tracing = options.verbose
-    recognizer.engine.keepsRecords = liveView != nil
-    var nothing: [GestureEvent] = []
-    for event in device.evdev.currentPositions(at: MonotonicClock.now()) {
-      recognizer.engine.handle(event, into: &nothing)
-    }
-    recognizer.engine.clearDispositions()
     device.recognizer = recognizer
     device.profile = profile
     device.profileIndex = index
     device.actions = profileActions
     logger.info("\(device.node.devnode) '\(device.name)': profile '\(profile.name)' (reloaded; its clone stays)")
     return true
+  }
+
+  /// A device's recognizer for `profile`, started from the kernel's positions (which it
+  /// will not resend while they do not change), and those positions; nil when the device
+  /// reports no touch position.
+  private func makeRecognizer(
+    profile: Profile, profileIndex: Int, actions: ProfileActions, devnode: String, evdev: EvdevDevice
+  ) -> (GestureRecognizer<FiringHandler>, positions: [RawEvent])? {
+    let bindings = firingHandlers(
+      profile: profile, profileIndex: profileIndex, actions: actions, devnode: devnode,
+      deviceName: evdev.description.name)
+    guard var recognizer = GestureRecognizer(device: evdev.description, bindings: bindings) else { return nil }
+    recognizer.engine.tracing = options.verbose
+    recognizer.engine.keepsRecords = liveView != nil
+    var nothing: [GestureEvent] = []
+    let positions = evdev.currentPositions(at: MonotonicClock.now())
+    for event in positions { recognizer.engine.handle(event, into: &nothing) }
+    recognizer.engine.clearDispositions()
+    return (recognizer, positions)
   }
 
   // MARK: Devices
@@ -385,21 +396,14 @@ public final class Daemon: @unchecked Sendable {
     }
     let profile = DeviceSelection.effectiveProfile(configuration.profiles[index], node: node)
     let profileActions = actions.indices.contains(index) ? actions[index] : ProfileActions()
-    let bindings = firingHandlers(
-      profile: profile, profileIndex: index, actions: profileActions, devnode: node.devnode,
-      deviceName: evdev.description.name)
-    guard var recognizer = GestureRecognizer(device: evdev.description, bindings: bindings) else {
+    guard
+      let (recognizer, positions) = makeRecognizer(
+        profile: profile, profileIndex: index, actions: profileActions, devnode: node.devnode, evdev: evdev)
+    else {
       logger.warning("\(node.devnode) '\(evdev.description.name)': reports no touch position; left alone")
       evdev.close()
       return
     }
-    recognizer.engine.tracing = options.verbose
-    recognizer.engine.keepsRecords = liveView != nil
-    // Start from the kernel's positions, which it will not resend while they do not change.
-    var nothing: [GestureEvent] = []
-    let positions = evdev.currentPositions(at: MonotonicClock.now())
-    for event in positions { recognizer.engine.handle(event, into: &nothing) }
-    recognizer.engine.clearDispositions()
     var grabbed = false
     if profile.grab {
       do {
