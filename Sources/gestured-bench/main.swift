@@ -53,7 +53,8 @@ struct CoreRun {
 }
 
 /// One run: a fresh engine, the first round of the stream as warm-up (not timed, not
-/// counted), then the rest timed, firings drained after every frame as the daemon does.
+/// counted), then the rest timed, a frame per `handle(events:)` call (one read each) and
+/// firings drained after every call, as the daemon does.
 func runCore(_ stream: BenchmarkStream.Stream, warmUp: Int, configuration: Configuration) -> CoreRun {
   let creationAllocations = AllocationCounter.count
   guard let profileIndex = configuration.profile(for: stream.device, udevProperties: nil),
@@ -72,12 +73,21 @@ func runCore(_ stream: BenchmarkStream.Stream, warmUp: Int, configuration: Confi
     }
   }
   let measured = stream.events.count - warmUp
-  var frames = 0
+  // One read per frame, as the daemon gets them when it keeps up: the events up to and
+  // including each SYN_REPORT (worked out before the clock starts).
+  var readEnds: [Int] = []
+  for index in warmUp..<stream.events.count
+  where stream.events[index].type == EventType.syn && stream.events[index].code == SynCode.report {
+    readEnds.append(index + 1)
+  }
+  if readEnds.last != stream.events.count { readEnds.append(stream.events.count) }
   let allocationsBefore = AllocationCounter.count
   let start = cpuSeconds()
   stream.events.withUnsafeBufferPointer { events in
-    for event in events[warmUp...] {
-      engine.handle(event, into: &output)
+    var readStart = warmUp
+    for readEnd in readEnds {
+      engine.handle(events: UnsafeBufferPointer(rebasing: events[readStart..<readEnd]), into: &output)
+      readStart = readEnd
       if !output.isEmpty {
         firings += output.count
         output.removeAll(keepingCapacity: true)
@@ -86,9 +96,7 @@ func runCore(_ stream: BenchmarkStream.Stream, warmUp: Int, configuration: Confi
   }
   let seconds = cpuSeconds() - start
   let allocations = AllocationCounter.count - allocationsBefore
-  for event in stream.events[warmUp...] where event.type == EventType.syn && event.code == SynCode.report {
-    frames += 1
-  }
+  let frames = stream.events[warmUp...].count { $0.type == EventType.syn && $0.code == SynCode.report }
   engine.finish(at: stream.events.last?.time ?? Timestamp(microseconds: 0), into: &output)
   firings += output.count
   return CoreRun(

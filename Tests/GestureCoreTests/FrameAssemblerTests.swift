@@ -1,5 +1,6 @@
-import GestureCore
 import Testing
+
+@testable import GestureCore
 
 // MARK: - Devices and event helpers
 
@@ -924,7 +925,8 @@ struct FrameAssemblerTests {
     ])
   func randomEventsStayConsistent(device: DeviceDescription) {
     var assembler = FrameAssembler(device: device, geometry: plainGeometry)
-    let reservedCapacity = assembler.frame.changes.capacity
+    let capacity = assembler.storage.changeCapacity
+    var largest = 0
     var random = SplitMix64(seed: 0x5eed)
     // What each id last did: nil = unseen; ended/cancelled contacts must stay silent.
     var lastPhase: [UInt32: ContactPhase] = [:]
@@ -932,6 +934,7 @@ struct FrameAssemblerTests {
     var problems: [String] = []
 
     func check(_ frame: TouchFrame) {
+      largest = max(largest, frame.changes.count)
       for change in frame.changes {
         let previous = lastPhase[change.id]
         switch change.phase {
@@ -977,14 +980,16 @@ struct FrameAssemblerTests {
     }
     #expect(problems.isEmpty, "\(problems.prefix(5))")
     #expect(lastPhase.count > 10, "the random stream exercised some contacts")
-    #expect(
-      assembler.frame.changes.capacity == reservedCapacity, "frame storage never grew")
+    // The frame's storage is sized at init and cannot grow (a frame beyond it would have
+    // trapped above): every frame fitted.
+    #expect(largest <= capacity, "frames fitted the storage sized at init")
   }
 
-  @Test("Frame storage reserved at init does not grow, even with every slot busy each frame")
+  @Test("Frame storage sized at init holds every frame, even with every slot busy each frame")
   func storageDoesNotGrow() {
     let panel = Panel(protocolBDevice(slots: 10))
-    let reserved = panel.assembler.frame.changes.capacity
+    let capacity = panel.assembler.storage.changeCapacity
+    var largest = 0
     var trackingID: Int32 = 0
     for _ in 0..<3 {
       for slot: Int32 in 0..<10 {
@@ -999,9 +1004,12 @@ struct FrameAssemblerTests {
         trackingID += 1
         panel.trackingID(trackingID)
       }
-      _ = panel.syn()
+      largest = max(largest, panel.syn()?.changes.count ?? 0)
     }
     #expect(panel.assembler.activeContacts == 10)
-    #expect(panel.assembler.frame.changes.capacity == reserved)
+    // Every slot ended a contact, made one transient and began one: 3 changes each, the
+    // bound the storage was sized for (a frame beyond it would have trapped).
+    #expect(largest >= 30)
+    #expect(largest <= capacity)
   }
 }

@@ -10,10 +10,10 @@ public struct DeviceEngine {
   // Internal for DeviceEngine+Observing.swift.
   private(set) var assembler: FrameAssembler
   var arbiter: GestureArbiter
-  /// `arbiter.nextDeadline`, worked out again only after the arbiter ran (a frame, a
-  /// deadline, a cancel): raw events between frames cannot move it, and reading it is then
-  /// one load instead of a walk over the contacts on every event.
-  public private(set) var nextDeadline: Timestamp?
+  /// When the engine next needs `advance(to:)` if no event comes: worked out by the
+  /// arbiter only when it ran (a frame, a deadline, a cancel), since raw events between
+  /// frames cannot move it; reading it is one load.
+  public var nextDeadline: Timestamp? { arbiter.nextDeadline }
 
   /// nil when the device cannot report a position (no usable axes).
   public init?(device: DeviceDescription, profile: Profile) {
@@ -25,7 +25,6 @@ public struct DeviceEngine {
     self.geometry = geometry
     assembler = FrameAssembler(device: device, geometry: geometry)
     arbiter = GestureArbiter(profile: profile, geometry: geometry)
-    nextDeadline = arbiter.nextDeadline
   }
 
   /// Recognizer transitions are collected as text while this is on (--verbose).
@@ -54,29 +53,42 @@ public struct DeviceEngine {
 
   /// Feeds one raw event. Deadlines stamped before the event run first.
   public mutating func handle(_ event: RawEvent, into output: inout [GestureEvent]) {
+    feed(event, as: assembler.mode, into: &output)
+  }
+
+  /// Feeds the events of one read, in order: the same as `handle` on each in turn, in one
+  /// call (a call per raw event cost more than the work of most events). Firings of every
+  /// frame the batch completes are appended to `output`, in order, each with its frame's time.
+  public mutating func handle(events: UnsafeBufferPointer<RawEvent>, into output: inout [GestureEvent]) {
+    // The protocol decided once per batch: each event's path then holds no test of it.
+    switch assembler.mode {
+    case .slots: for event in events { feed(event, as: .slots, into: &output) }
+    case .anonymous: for event in events { feed(event, as: .anonymous, into: &output) }
+    case let mode: for event in events { feed(event, as: mode, into: &output) }
+    }
+  }
+
+  @inline(__always)
+  private mutating func feed(_ event: RawEvent, as mode: FrameAssembler.Mode, into output: inout [GestureEvent]) {
     if let due = nextDeadline, due < event.time {
       arbiter.advance(to: event.time + -1, into: &output)
-      nextDeadline = arbiter.nextDeadline
     }
-    if assembler.feed(event) {
-      arbiter.process(assembler.frame, into: &output)
-      nextDeadline = arbiter.nextDeadline
+    if assembler.feed(event, as: mode) {
+      arbiter.process(at: assembler.frameTime, assembler.frameChanges, into: &output)
     }
   }
 
   /// Runs every deadline at or before `time`.
   public mutating func advance(to time: Timestamp, into output: inout [GestureEvent]) {
     arbiter.advance(to: time, into: &output)
-    nextDeadline = arbiter.nextDeadline
   }
 
   /// End of a recording: contacts still down are cancelled (no new gesture from them, steps
   /// going end), then pending deadlines run as if time went on.
   public mutating func finish(at time: Timestamp, into output: inout [GestureEvent]) {
     arbiter.advance(to: time, into: &output)
-    if assembler.cancelAll(at: time) { arbiter.process(assembler.frame, into: &output) }
+    if assembler.cancelAll(at: time) { arbiter.process(at: assembler.frameTime, assembler.frameChanges, into: &output) }
     arbiter.advance(to: Timestamp(microseconds: .max), into: &output)
-    nextDeadline = arbiter.nextDeadline
   }
 
   /// The device is gone (or the config reloaded, or a deadline came far too late): the
@@ -84,6 +96,5 @@ public struct DeviceEngine {
   public mutating func cancel(at time: Timestamp, into output: inout [GestureEvent]) {
     _ = assembler.cancelAll(at: time)
     arbiter.reset(at: time, into: &output)
-    nextDeadline = arbiter.nextDeadline
   }
 }

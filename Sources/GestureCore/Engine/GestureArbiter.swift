@@ -34,6 +34,8 @@ struct GestureArbiter {
   private let tapRule: TapSlopRule
 
   private var contacts: [Contact] = []
+  /// Where `contactIndex(of:)` starts looking.
+  private var lookupHint = 0
   private var sequence = TouchSequence()
   private var state = SequenceState.idle
   /// What the current sequence (region, finger count) can fire.
@@ -99,15 +101,20 @@ struct GestureArbiter {
     forwarding = profile.forward
     contacts.reserveCapacity(Self.maxContacts)
     levels.reserveCapacity(profile.bindings.count)
+    nextDeadline = earliestDue
   }
 
   // MARK: Time
 
-  /// The earliest time something is due, or nil when idle.
-  /// Inlined: called out of line on the engine's stored arbiter, Swift copies the whole
-  /// arbiter (about 1 KB) to call it, once per frame.
+  /// The earliest time something is due, or nil when idle: `earliestDue` as of the end of
+  /// the last `process`, `advance` or `reset`. Stored, because the arbiter's state only
+  /// changes there, and because the engine reading the computed value made Swift copy the
+  /// whole arbiter (1.2 KB) first, once per frame (even inlined).
+  private(set) var nextDeadline: Timestamp?
+
+  /// The earliest time something is due, worked out from the state.
   @inline(__always)
-  var nextDeadline: Timestamp? {
+  private var earliestDue: Timestamp? {
     var next = multiTap.deadline(gap: thresholds.multiTapGap)
     func consider(_ t: Timestamp) { if next.map({ t < $0 }) ?? true { next = t } }
     if state.isActive {
@@ -131,8 +138,9 @@ struct GestureArbiter {
 
   /// Runs everything due at or before `time`, in time order.
   mutating func advance(to time: Timestamp, into output: inout [GestureEvent]) {
+    defer { nextDeadline = earliestDue }
     var previous: Timestamp? = nil
-    while let due = nextDeadline, due <= time {
+    while let due = earliestDue, due <= time {
       // Every deadline handler moves its state on; this only guards against a bug hanging
       // the daemon.
       if let previous, due <= previous {
@@ -169,9 +177,17 @@ struct GestureArbiter {
   // MARK: Frames
 
   mutating func process(_ frame: TouchFrame, into output: inout [GestureEvent]) {
-    now = frame.time
+    frame.changes.withUnsafeBufferPointer { process(at: frame.time, $0, into: &output) }
+  }
+
+  /// One frame: its time and its changes (the assembler's buffer, read during the call).
+  mutating func process(
+    at time: Timestamp, _ changes: UnsafeBufferPointer<ContactChange>, into output: inout [GestureEvent]
+  ) {
+    defer { nextDeadline = earliestDue }
+    now = time
     frameSequence = state.isActive ? sequence.number : nil
-    for change in frame.changes {
+    for change in changes {
       switch change.phase {
       case .began: began(change, into: &output)
       case .moved: moved(change, into: &output)
@@ -183,6 +199,22 @@ struct GestureArbiter {
       if liveContacts == 0 { endSequence(into: &output) }
     }
     settleDisposition()
+  }
+
+  /// Where contact `id` is in `contacts`. A frame lists its moves in the order the
+  /// contacts landed, mostly (slot or report order), so the search starts after the contact
+  /// found last: one comparison per move instead of half the contacts.
+  private mutating func contactIndex(of id: UInt32) -> Int? {
+    let count = contacts.count
+    var index = lookupHint < count ? lookupHint : 0
+    for _ in 0..<count {
+      if contacts[index].id == id {
+        lookupHint = index + 1
+        return index
+      }
+      index = index + 1 < count ? index + 1 : 0
+    }
+    return nil
   }
 
   private var liveContacts: Int { contacts.reduce(0) { $0 + ($1.dropped ? 0 : 1) } }
@@ -213,7 +245,7 @@ struct GestureArbiter {
   }
 
   private mutating func moved(_ change: ContactChange, into output: inout [GestureEvent]) {
-    guard let c = contacts.firstIndex(where: { $0.id == change.id }) else {
+    guard let c = contactIndex(of: change.id) else {
       impossible("contact \(change.id) moved without landing")
       return
     }
@@ -586,6 +618,7 @@ struct GestureArbiter {
   /// The sequence is cancelled from outside (device gone, reload): steps going end, nothing
   /// else fires, and every contact is forgotten.
   mutating func reset(at time: Timestamp, into output: inout [GestureEvent]) {
+    defer { nextDeadline = earliestDue }
     now = time
     if case .claimed = state { endSteps(into: &output) }
     if state.isActive { transition(.reset) }

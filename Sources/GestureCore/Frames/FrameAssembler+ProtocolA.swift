@@ -10,6 +10,10 @@ extension FrameAssembler {
     /// A pen, palm or cancelled contact: followed, never reported.
     var ignored = false
     var contactID: UInt32 = 0
+    /// The squared distance in device units to the nearest other contact of its frame
+    /// (infinity when alone; 0 when a coordinate of the frame is beyond `exactRange`), for
+    /// `continuesInOrder`.
+    var clearance = 0.0
   }
 
   /// The contact being described between two SYN_MT_REPORTs.
@@ -43,8 +47,8 @@ extension FrameAssembler {
   /// SYN_MT_REPORT: the pending report becomes one of the frame's contacts. A report
   /// without a position (the empty SYN_MT_REPORT of "no contacts") adds nothing.
   mutating func endAnonymousReport() {
-    if pendingReport.hasPosition, reportedCount < reportedContacts.count {
-      reportedContacts[reportedCount] = AnonymousContact(
+    if pendingReport.hasPosition, reportedCount < storage.contactCapacity {
+      writableStorage().reported[reportedCount] = AnonymousContact(
         x: pendingReport.x, y: pendingReport.y, trackingID: pendingReport.trackingID,
         ignored: pendingReport.ignored)
       reportedCount += 1
@@ -65,7 +69,10 @@ extension FrameAssembler {
   mutating func commitAnonymousFrame() {
     // Lenient: a last contact not closed by SYN_MT_REPORT still counts.
     if pendingReport.hasPosition { endAnonymousReport() }
-    let continued = matchReportsToPreviousContacts()
+    let storage = storage
+    let previousContacts = storage.previous
+    let reportedContacts = storage.reported
+    let continued = matchReportsToPreviousContacts(storage)
 
     for index in 0..<previousCount where continued & (1 << UInt64(index)) == 0 {
       let contact = previousContacts[index]
@@ -73,27 +80,28 @@ extension FrameAssembler {
       record(contact.contactID, .ended, x: contact.x, y: contact.y)
     }
     for index in 0..<reportedCount {
-      var contact = reportedContacts[index]
-      let match = matchOfReport[index]
+      let match = storage.matchOfReport[index]
+      let contact = reportedContacts[index]
       if match >= 0 {
         let previous = previousContacts[match]
-        contact.contactID = previous.contactID
+        reportedContacts[index].contactID = previous.contactID
         if previous.ignored {
           // Once ignored, ignored until the device stops reporting it.
-          contact.ignored = true
+          reportedContacts[index].ignored = true
         } else if contact.ignored {
-          record(contact.contactID, .cancelled, x: contact.x, y: contact.y)
+          record(previous.contactID, .cancelled, x: contact.x, y: contact.y)
         } else if contact.x != previous.x || contact.y != previous.y {
-          record(contact.contactID, .moved, x: contact.x, y: contact.y)
+          record(previous.contactID, .moved, x: contact.x, y: contact.y)
         }
       } else if !contact.ignored {
-        contact.contactID = takeContactID()
-        record(contact.contactID, .began, x: contact.x, y: contact.y)
+        let id = takeContactID()
+        reportedContacts[index].contactID = id
+        record(id, .began, x: contact.x, y: contact.y)
       }
-      reportedContacts[index] = contact
     }
+    Self.measureClearances(UnsafeMutableBufferPointer(start: reportedContacts, count: reportedCount))
 
-    swap(&previousContacts, &reportedContacts)
+    storage.swapFrames()
     previousCount = reportedCount
     reportedCount = 0
   }
@@ -101,8 +109,22 @@ extension FrameAssembler {
   /// Fills `matchOfReport`; returns a bit per previous contact that was continued.
   ///
   /// Tracking ids match first. The rest are paired by `ContactMatcher` on squared distance
-  /// in device units, which follows fingers whatever order the device lists them in.
-  mutating func matchReportsToPreviousContacts() -> UInt64 {
+  /// in device units, which follows fingers whatever order the device lists them in. The
+  /// common frame (the same contacts in the same order, each moved less than half the way
+  /// to its nearest neighbour) is told in one pass: `continuesInOrder`.
+  mutating func matchReportsToPreviousContacts(_ storage: FrameStorage) -> UInt64 {
+    let previousContacts = storage.previous
+    let reportedContacts = storage.reported
+    let matchOfReport = storage.matchOfReport
+    if reportedCount == previousCount, reportedCount > 0,
+      Self.continuesInOrder(
+        reports: UnsafeBufferPointer(start: reportedContacts, count: reportedCount),
+        previous: UnsafeBufferPointer(start: previousContacts, count: previousCount))
+    {
+      for report in 0..<reportedCount { matchOfReport[report] = report }
+      return previousCount == 64 ? .max : (1 << UInt64(previousCount)) - 1
+    }
+
     var taken: UInt64 = 0
     for report in 0..<reportedCount {
       matchOfReport[report] = -1
@@ -121,28 +143,83 @@ extension FrameAssembler {
     matcher.removeAll()
     for report in 0..<reportedCount where reportedContacts[report].trackingID < 0 {
       let contact = reportedContacts[report]
-      matcherReports[matcher.rowCount] = report
+      storage.matcherReports[matcher.rowCount] = report
       _ = matcher.addRow(x: contact.x, y: contact.y)
     }
     for previous in 0..<previousCount
     where taken & (1 << UInt64(previous)) == 0 && previousContacts[previous].trackingID < 0 {
       let contact = previousContacts[previous]
-      matcherPrevious[matcher.columnCount] = previous
+      storage.matcherPrevious[matcher.columnCount] = previous
       _ = matcher.addColumn(x: contact.x, y: contact.y)
     }
     matcher.solve()
     for row in 0..<matcher.rowCount {
       let column = matcher.columnOfRow[row]
       guard column >= 0 else { continue }
-      let previous = matcherPrevious[column]
-      matchOfReport[matcherReports[row]] = previous
+      let previous = storage.matcherPrevious[column]
+      matchOfReport[storage.matcherReports[row]] = previous
       taken |= 1 << UInt64(previous)
     }
     return taken
   }
 
+  /// Coordinates within ±2²⁴ device units: every squared distance between two of them is
+  /// an integer below 2⁵¹, exact in a Double, so comparisons of them are exact.
+  static let exactRange: ClosedRange<Int32> = -(1 << 24)...(1 << 24)
+
+  /// Whether report i continues previous contact i for every i, as `ContactMatcher` would
+  /// pair them: both lists the same length, no tracking ids, every coordinate in
+  /// `exactRange`, and each report closer to its previous contact than half that contact's
+  /// distance to its nearest neighbour (4·d² < clearance). Then, by the triangle inequality,
+  /// report i is farther than that from every other previous contact j (|rᵢ − pⱼ| ≥
+  /// |pᵢ − pⱼ| − |rᵢ − pᵢ| > 2·|rᵢ − pᵢ| − |rᵢ − pᵢ|): each report has one strictly nearest
+  /// partner, no two share it, and both the optimal method (through its nearest-partner
+  /// case) and the greedy one beyond `ContactMatcher.optimalLimit` pair exactly these.
+  /// O(n), against the matcher's O(n²) at best.
+  static func continuesInOrder(
+    reports: UnsafeBufferPointer<AnonymousContact>, previous: UnsafeBufferPointer<AnonymousContact>
+  ) -> Bool {
+    guard reports.count == previous.count else { return false }
+    for index in 0..<reports.count {
+      let report = reports[index]
+      let last = previous[index]
+      guard report.trackingID < 0, last.trackingID < 0, exactRange.contains(report.x),
+        exactRange.contains(report.y)
+      else { return false }
+      let dx = Double(report.x) - Double(last.x)
+      let dy = Double(report.y) - Double(last.y)
+      guard 4 * (dx * dx + dy * dy) < last.clearance else { return false }
+    }
+    return true
+  }
+
+  /// Sets every contact's `clearance` (see `AnonymousContact`): n·(n − 1)/2 squared
+  /// distances per frame, the price of the next frame's `continuesInOrder`.
+  static func measureClearances(_ contacts: UnsafeMutableBufferPointer<AnonymousContact>) {
+    var inRange = true
+    for contact in contacts {
+      inRange = inRange && exactRange.contains(contact.x) && exactRange.contains(contact.y)
+    }
+    for index in contacts.indices { contacts[index].clearance = inRange ? .infinity : 0 }
+    guard inRange, contacts.count > 1 else { return }
+    for first in 0..<contacts.count - 1 {
+      let x = Double(contacts[first].x)
+      let y = Double(contacts[first].y)
+      var nearest = contacts[first].clearance
+      for second in first + 1..<contacts.count {
+        let dx = x - Double(contacts[second].x)
+        let dy = y - Double(contacts[second].y)
+        let squared = dx * dx + dy * dy
+        nearest = min(nearest, squared)
+        contacts[second].clearance = min(contacts[second].clearance, squared)
+      }
+      contacts[first].clearance = nearest
+    }
+  }
+
   mutating func cancelAllAnonymous() {
     discardAnonymousReports()
+    let previousContacts = storage.previous
     for index in 0..<previousCount where !previousContacts[index].ignored {
       let contact = previousContacts[index]
       record(contact.contactID, .cancelled, x: contact.x, y: contact.y)

@@ -99,12 +99,14 @@ extension FrameAssembler {
     case .pending:
       // Down and up within one frame (eGalax does this): still a touch, reported whole.
       if !Self.isIgnoredTool(slot.toolType), transientsInFrame < transientLimit {
+        _ = writableStorage()
         transientsInFrame += 1
         let id = takeContactID()
         record(id, .began, x: slot.x, y: slot.y)
         record(id, .ended, x: slot.x, y: slot.y)
       }
     case .reported:
+      _ = writableStorage()
       record(slot.contactID, .ended, x: slot.x, y: slot.y)
     }
     slots[index].state = .empty
@@ -118,6 +120,7 @@ extension FrameAssembler {
     slots[index].toolType = toolType
     guard Self.isIgnoredTool(toolType), slots[index].state == .reported else { return }
     let slot = slots[index]
+    _ = writableStorage()
     record(slot.contactID, .cancelled, x: slot.x, y: slot.y)
     slots[index].state = .ignored
   }

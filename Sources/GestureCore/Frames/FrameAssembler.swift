@@ -12,10 +12,16 @@ public struct FrameAssembler: Sendable {
   /// are treated as out of range, protocol A reports beyond it are ignored.
   public static let maximumContacts = 64
 
-  /// The last completed frame, valid from a `true` return until the next call. Read it
-  /// without keeping it: a copy of `changes` held past the next call makes that call copy
-  /// the buffer (an allocation).
-  public private(set) var frame: TouchFrame
+  /// The last completed frame, valid from a `true` return until the next call; made anew
+  /// (an allocation) at each read, for observers and tests: the engine reads
+  /// `frameChanges`.
+  public var frame: TouchFrame { TouchFrame(time: frameTime, changes: Array(frameChanges)) }
+  /// The last completed frame's time (its SYN_REPORT's).
+  public private(set) var frameTime = Timestamp(microseconds: 0)
+  /// The last completed frame's changes, valid from a `true` return until the next call.
+  var frameChanges: UnsafeBufferPointer<ContactChange> {
+    UnsafeBufferPointer(start: storage.changes, count: changeCount)
+  }
 
   /// Contacts currently down as of the last frame handed out (not counting ignored pen/palm
   /// or cancelled contacts).
@@ -58,17 +64,15 @@ public struct FrameAssembler: Sendable {
   /// Bound on those, so that `frame.changes` never outgrows what init reserved.
   let transientLimit: Int
 
+  /// The frame's changes (`changeCount` of them) and protocol A's contacts.
+  var storage: FrameStorage
+  var changeCount = 0
+
   // Protocol A.
-  var previousContacts: [AnonymousContact]
+  /// In `storage`: the contacts of the last frame and of the one being reported.
   var previousCount = 0
-  var reportedContacts: [AnonymousContact]
   var reportedCount = 0
-  /// For each reported contact, the index of the previous frame's contact it continues, or -1.
-  var matchOfReport: [Int]
   var matcher: ContactMatcher
-  /// Which report, which previous contact each of the matcher's rows and columns is.
-  var matcherReports: [Int]
-  var matcherPrevious: [Int]
   var pendingReport = PendingReport()
 
   public init(device: DeviceDescription, geometry: PanelGeometry) {
@@ -91,20 +95,21 @@ public struct FrameAssembler: Sendable {
     slots = InlineArray(repeating: Slot())
     self.slotCount = slotCount
     let anonymousCount = mode == .anonymous ? Self.maximumContacts : 0
-    previousContacts = Array(repeating: AnonymousContact(), count: anonymousCount)
-    reportedContacts = Array(repeating: AnonymousContact(), count: anonymousCount)
-    matchOfReport = Array(repeating: -1, count: anonymousCount)
     matcher = ContactMatcher(capacity: anonymousCount)
-    matcherReports = Array(repeating: 0, count: anonymousCount)
-    matcherPrevious = Array(repeating: 0, count: anonymousCount)
 
     // Per slot and frame at most: the end of a contact from an earlier frame, one contact
     // both beginning and ending (counted by transientLimit), and the begin of a new one.
     // Protocol A: every previous contact ends and every reported one begins.
     transientLimit = slotCount
-    let capacity = max(4 * slotCount, 2 * anonymousCount, 4)
-    frame = TouchFrame()
-    frame.changes.reserveCapacity(capacity)
+    storage = FrameStorage(changeCapacity: max(4 * slotCount, 2 * anonymousCount, 4), contactCapacity: anonymousCount)
+  }
+
+  /// `storage`, copied first if another assembler shares it (a copied engine). Called
+  /// once by every entry point that writes it, before it writes.
+  @inline(__always)
+  mutating func writableStorage() -> FrameStorage {
+    if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    return storage
   }
 
   /// Feeds one raw event. Returns true when a SYN_REPORT completed a frame that has at least
@@ -112,14 +117,29 @@ public struct FrameAssembler: Sendable {
   /// Inlined into the engine, with the axis handlers: it runs for every raw event, and the
   /// calls cost more than the work of most events (storing one coordinate).
   @inline(__always)
-  public mutating func feed(_ event: RawEvent) -> Bool {
+  public mutating func feed(_ event: RawEvent) -> Bool { feed(event, as: mode) }
+
+  /// `feed` where the caller passes `mode`: the engine's batch loop switches on it once
+  /// per batch, so that each event's path holds no test of it.
+  @inline(__always)
+  mutating func feed(_ event: RawEvent, as mode: Mode) -> Bool {
     if frameIsDelivered {
-      frame.changes.removeAll(keepingCapacity: true)
+      changeCount = 0
       frameIsDelivered = false
     }
     if droppingUntilReport {
       if event.type == EventType.syn, event.code == SynCode.report {
         droppingUntilReport = false
+      }
+      return false
+    }
+    // Position events first: they are most of the stream.
+    if event.type == EventType.abs {
+      switch mode {
+      case .slots: handleSlotAxis(code: event.code, value: event.value)
+      case .singleTouch: handleSingleTouchAxis(code: event.code, value: event.value)
+      case .anonymous: handleAnonymousAxis(code: event.code, value: event.value)
+      case .inert: break
       }
       return false
     }
@@ -138,13 +158,6 @@ public struct FrameAssembler: Sendable {
       default:
         break
       }
-    case EventType.abs:
-      switch mode {
-      case .slots: handleSlotAxis(code: event.code, value: event.value)
-      case .singleTouch: handleSingleTouchAxis(code: event.code, value: event.value)
-      case .anonymous: handleAnonymousAxis(code: event.code, value: event.value)
-      case .inert: break
-      }
     case EventType.key:
       if case .singleTouch(let button) = mode, event.code == button {
         handleSingleTouchButton(down: event.value != 0)
@@ -162,9 +175,10 @@ public struct FrameAssembler: Sendable {
   /// the button lifts, protocol A stops reporting them).
   public mutating func cancelAll(at time: Timestamp) -> Bool {
     if frameIsDelivered {
-      frame.changes.removeAll(keepingCapacity: true)
+      changeCount = 0
       frameIsDelivered = false
     }
+    _ = writableStorage()
     cancelChangesOfIncompleteFrame()
     switch mode {
     case .slots, .singleTouch: cancelAllSlots()
@@ -177,6 +191,7 @@ public struct FrameAssembler: Sendable {
   // MARK: - Frames
 
   mutating func completeFrame(at time: Timestamp) -> Bool {
+    _ = writableStorage()
     switch mode {
     case .slots, .singleTouch: commitSlots()
     case .anonymous: commitAnonymousFrame()
@@ -188,16 +203,16 @@ public struct FrameAssembler: Sendable {
   mutating func deliverFrame(at time: Timestamp) -> Bool {
     firstContactIDOfFrame = nextContactID
     transientsInFrame = 0
-    guard !frame.changes.isEmpty else { return false }
+    guard changeCount > 0 else { return false }
     // Counted on delivery, so the count always agrees with the frames handed out.
-    for change in frame.changes {
+    for change in frameChanges {
       switch change.phase {
       case .began: activeCount += 1
       case .moved: break
       case .ended, .cancelled: activeCount -= 1
       }
     }
-    frame.time = time
+    frameTime = time
     frameIsDelivered = true
     return true
   }
@@ -207,15 +222,16 @@ public struct FrameAssembler: Sendable {
   /// was never confirmed.
   mutating func cancelChangesOfIncompleteFrame() {
     let newInFrame = nextContactID &- firstContactIDOfFrame
+    let changes = storage.changes
     var kept = 0
-    for index in frame.changes.indices {
-      var change = frame.changes[index]
+    for index in 0..<changeCount {
+      var change = changes[index]
       if change.id &- firstContactIDOfFrame < newInFrame { continue }
       if change.phase == .ended { change.phase = .cancelled }
-      frame.changes[kept] = change
+      changes[kept] = change
       kept += 1
     }
-    frame.changes.removeLast(frame.changes.count - kept)
+    changeCount = kept
   }
 
   mutating func takeContactID() -> UInt32 {
@@ -224,9 +240,13 @@ public struct FrameAssembler: Sendable {
     return id
   }
 
+  /// Appends a change to the frame. Only after `writableStorage()` in the same call; the
+  /// bounds at init keep a frame within `changeCapacity` (checked all the same: past it
+  /// would write outside the buffer).
   mutating func record(_ id: UInt32, _ phase: ContactPhase, x: Int32, y: Int32) {
-    frame.changes.append(
-      ContactChange(id: id, phase: phase, position: geometry.userPoint(x: x, y: y)))
+    precondition(changeCount < storage.changeCapacity, "a frame outgrew its bound")
+    storage.changes[changeCount] = ContactChange(id: id, phase: phase, position: geometry.userPoint(x: x, y: y))
+    changeCount += 1
   }
 
   static func isIgnoredTool(_ toolType: Int32) -> Bool {

@@ -27,7 +27,8 @@ public struct ContactChange: Hashable, Sendable {
 }
 
 /// Everything that changed between two SYN_REPORTs. Contacts that did not change are not
-/// listed. `changes` is reused from frame to frame (no allocation once it has grown).
+/// listed. For observers and tests: the engine hands the arbiter the assembler's own buffer,
+/// without making one of these per frame.
 public struct TouchFrame: Sendable {
   public var time: Timestamp
   public var changes: [ContactChange]
