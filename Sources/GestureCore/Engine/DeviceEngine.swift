@@ -61,11 +61,22 @@ public struct DeviceEngine {
   /// frame the batch completes are appended to `output`, in order, each with its frame's time.
   public mutating func handle(events: UnsafeBufferPointer<RawEvent>, into output: inout [GestureEvent]) {
     // The protocol decided once per batch: each event's path then holds no test of it.
+    // One function per loop: in one body, the compiler stopped inlining the second.
     switch assembler.mode {
-    case .slots: for event in events { feed(event, as: .slots, into: &output) }
-    case .anonymous: for event in events { feed(event, as: .anonymous, into: &output) }
-    case let mode: for event in events { feed(event, as: mode, into: &output) }
+    case .slots: handleSlotEvents(events, into: &output)
+    case .anonymous: handleAnonymousEvents(events, into: &output)
+    case .singleTouch, .inert: for event in events { handle(event, into: &output) }
     }
+  }
+
+  private mutating func handleSlotEvents(_ events: UnsafeBufferPointer<RawEvent>, into output: inout [GestureEvent]) {
+    for event in events { feed(event, as: .slots, into: &output) }
+  }
+
+  private mutating func handleAnonymousEvents(
+    _ events: UnsafeBufferPointer<RawEvent>, into output: inout [GestureEvent]
+  ) {
+    for event in events { feed(event, as: .anonymous, into: &output) }
   }
 
   @inline(__always)

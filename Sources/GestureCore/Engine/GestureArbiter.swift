@@ -204,6 +204,7 @@ struct GestureArbiter {
   /// Where contact `id` is in `contacts`. A frame lists its moves in the order the
   /// contacts landed, mostly (slot or report order), so the search starts after the contact
   /// found last: one comparison per move instead of half the contacts.
+  @inline(__always)
   private mutating func contactIndex(of id: UInt32) -> Int? {
     let count = contacts.count
     var index = lookupHint < count ? lookupHint : 0
