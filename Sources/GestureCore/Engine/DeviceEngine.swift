@@ -59,6 +59,9 @@ public struct DeviceEngine {
   /// Feeds the events of one read, in order: the same as `handle` on each in turn, in one
   /// call (a call per raw event cost more than the work of most events). Firings of every
   /// frame the batch completes are appended to `output`, in order, each with its frame's time.
+  /// What describes the last frame (`completedFrame`, `frameSequence`) describes the batch's
+  /// last event only: a caller that needs it per frame (forwarding, the live view) passes
+  /// at most one frame per call, the events up to and including its SYN_REPORT.
   public mutating func handle(events: UnsafeBufferPointer<RawEvent>, into output: inout [GestureEvent]) {
     // The protocol decided once per batch: each event's path then holds no test of it.
     // One function per loop: in one body, the compiler stopped inlining the second.
