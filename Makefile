@@ -64,9 +64,22 @@ GESTURED := $(SCRATCH)/release/gestured
 # The release binary runs where no Swift is installed: the Swift standard library and
 # libdispatch linked in, no RUNPATH into the build tree or the toolchain, symbols stripped
 # (about 9 MB; `make check-binary` checks all three); full RELRO (bind now), as Debian
-# hardens its binaries.
+# hardens its binaries. What keeps its resident memory small (BENCHMARKS.md, "Memory"):
+# - lld (the toolchain's; gold has no DT_RELR) with -z pack-relative-relocs: 26 500
+#   relative relocations in 5 KB instead of 637 KB that the loader read at every start
+#   (needs glibc 2.36, Debian 12);
+# - --no-export-dynamic after the static stdlib's -export-dynamic: nothing looks up the
+#   executable's own symbols, and 280 KB of symbol tables go;
+# - libstdc++ and libgcc's unwinder linked in (the Swift runtime needs a few string and
+#   new/delete functions of libstdc++): the loader no longer maps libstdc++.so and its
+#   600 KB of symbol tables. docs/packaging.md says what this means for security updates.
+# libstdc++.a is found first through STATIC_CXX_DIR: the static stdlib's link arguments
+# name -lstdc++ after every flag given here, so -Bstatic cannot reach it.
+STATIC_CXX_DIR := $(SCRATCH)/static-libstdc++
 RELEASE_FLAGS := --static-swift-stdlib --disable-local-rpath -Xlinker --strip-all \
-  -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+  -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now \
+  -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
+  -Xswiftc -L$(abspath $(STATIC_CXX_DIR)) -Xswiftc -Xclang-linker -Xswiftc -static-libgcc
 
 .PHONY: all deps test-deps build run demo test test-unit test-example test-vm install uninstall format lint clean \
   check-binary man check-man test-completion deb check-deb check-packaging \
@@ -83,8 +96,15 @@ deps:
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y $(APT_PACKAGES); \
 	fi
 
-build: deps man
+build: deps man $(STATIC_CXX_DIR)/libstdc++.a
 	$(BUILD) -c release $(RELEASE_FLAGS) --product gestured
+
+# GCC's libstdc++.a (package libstdc++-12-dev, which the Swift toolchain needs too), alone
+# in a directory of its own so that -lstdc++ finds it before libstdc++.so.
+$(STATIC_CXX_DIR)/libstdc++.a:
+	@archive="$$($(CC) -print-file-name=libstdc++.a)"; \
+	  [ -f "$$archive" ] || { echo "build: no libstdc++.a (install libstdc++-12-dev)" >&2; exit 1; }; \
+	  mkdir -p $(@D) && ln -sf "$$archive" $@
 
 # The daemon in the foreground, logging to the terminal. It takes every touchscreen present
 # or plugged in later; with none it logs "gestured started: 0 touchscreens" and waits.

@@ -75,6 +75,14 @@ depends="$(cd "$shlibs" && dpkg-shlibdeps -O -e"$binary" 2> "$shlibs/warnings")"
 }
 sed 's/^/build-deb: dpkg-shlibdeps: /' "$shlibs/warnings" >&2
 depends="${depends#shlibs:Depends=}"
+# Packed relative relocations (DT_RELR, see the Makefile's RELEASE_FLAGS) need glibc 2.36;
+# dpkg-shlibdeps sees only symbols, not the GLIBC_ABI_DT_RELR version the binary asks for.
+if readelf -V "$binary" | grep -q 'Name: GLIBC_ABI_DT_RELR'; then
+  libc_version="$(sed -n 's/.*libc6 (>= \([^)]*\)).*/\1/p' <<< "$depends")"
+  if [ -z "$libc_version" ] || dpkg --compare-versions "$libc_version" lt 2.36; then
+    depends="$(sed -E 's/libc6( \(>= [^)]*\))?/libc6 (>= 2.36)/' <<< "$depends")"
+  fi
+fi
 
 size="$(du -sk --exclude=DEBIAN "$stage" | cut -f1)"
 sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@MAINTAINER@|$maintainer|" \
