@@ -219,12 +219,15 @@ private struct FiringPrinter {
     guard let profile else { return }
     // A batch's lines go out in one write, unless an action runs after each (its output
     // must follow its line) or an error comes between them.
-    var lines = ""
-    defer { if !lines.isEmpty { output.write(lines) } }
+    var lines: [UInt8] = []
+    func writeLines() {
+      if !lines.isEmpty { output.write(String(decoding: lines, as: UTF8.self)) }
+      lines.removeAll(keepingCapacity: true)
+    }
+    defer { writeLines() }
     for event in firings {
       guard let firing = ResolvedFiring(event: event, profile: profile, actions: profileActions) else {
-        if !lines.isEmpty { output.write(lines) }
-        lines = ""
+        writeLines()
         errors.write(
           "\(escapedFile): internal error: a firing names binding \(event.binding) or region"
             + " \(event.region.map(String.init) ?? "none"), which profile '\(profile.name)' does not have; skipped\n"
@@ -234,11 +237,9 @@ private struct FiringPrinter {
       // End events of bindings without `end:` are neither printed nor run.
       guard firing.isReported else { continue }
       printed += 1
-      lines += FiringReport.jsonLine(file: file, deviceName: device.name, firing: firing)
-      lines += "\n"
+      FiringReport.appendJSONLine(file: file, deviceName: device.name, firing: firing, to: &lines)
       if command.runActions {
-        output.write(lines)
-        lines = ""
+        writeLines()
         command.runAction(of: firing, file: file, device: device, errors: errors)
       }
     }

@@ -81,6 +81,17 @@ public enum FiringReport {
   /// or `end: true, steps` (end lines), `scale` (pinch), `angle` (rotate), `dx, dy` (pan),
   /// then `x`, `y`. Without a trailing newline.
   public static func jsonLine(file: String, deviceName: String, firing: ResolvedFiring) -> String {
+    json(file: file, deviceName: deviceName, firing: firing).line
+  }
+
+  /// The same line and a newline, after what `output` holds (replay's batches).
+  public static func appendJSONLine(
+    file: String, deviceName: String, firing: ResolvedFiring, to output: inout [UInt8]
+  ) {
+    json(file: file, deviceName: deviceName, firing: firing).appendLine(to: &output)
+  }
+
+  private static func json(file: String, deviceName: String, firing: ResolvedFiring) -> JSONLine {
     let event = firing.event
     var json = JSONLine()
     json.add("file", file)
@@ -109,6 +120,6 @@ public enum FiringReport {
     let position = firing.position
     json.add("x", rounded: position.x)
     json.add("y", rounded: position.y)
-    return json.line
+    return json
   }
 }

@@ -426,14 +426,19 @@ struct EvemuParserTests {
 
   /// Lines in evemu-record's exact layout are read by a fast path; a second blank after
   /// `E:` sends the same line through the field scanners. Damaged or not, both must give the
-  /// same events, or the same error on the same line.
+  /// same events, or the same error on the same line: at the end of the file, before more
+  /// lines (the fast path reads whole words, so it needs the bytes after the line), and
+  /// after the undamaged line (the fast path reuses the time of a line that starts with the
+  /// same bytes).
   @Test func theRecordedLayoutReadsLikeTheFieldScannersDo() {
     let lines = [
       "E: 0.000001 0003 0039 0005\t# EV_ABS / ABS_MT_TRACKING_ID   5",
       "E: 12.345678 0003 0035 -001", "E: 999999999999.999999 001f 02ff 2147483647\t#",
       "E: 1.000000 0001 014A -2147483648 # x", "E: 3.000002 0000 0000 0000\r",
+      "E: 98765.432100 0003 0036 1234567 #", "E: 1700000000.000250 0003 002f -12345678\t# absolute",
+      "E: 123456.000001 0000 0000 0000\t# ------------ SYN_REPORT (0) ---------- +16ms",
     ]
-    let alphabet = Array("0123456789abcdefABCDEF:#.-+ \t\r\nEx\u{7f}".utf8) + [0x00, 0xFF]
+    let alphabet = Array("0123456789abcdefABCDEF:#.-+ \t\r\nEx\u{7f}".utf8) + [0x00, 0xFF, 0x10, 0x47, 0x67]
     var random = SplitMix64(seed: 0x5eed)
     func parsed(_ body: [UInt8]) -> Result<[RawEvent], RecordingError> {
       do {
@@ -443,9 +448,12 @@ struct EvemuParserTests {
         return .failure(error)
       }
     }
+    let earlier = Array("E: 0.000000 0000 0000 0000\n".utf8)
+    let more = Array("\n# more lines after this one, long enough for the words the fast path reads\n".utf8)
     var agreed = 0
     for round in 0..<4000 {
-      var bytes = Array(lines[round % lines.count].utf8)
+      let line = Array(lines[round % lines.count].utf8)
+      var bytes = line
       for _ in 0..<(round < lines.count ? 0 : 1 + random.next() % 3) {
         let index = 3 + Int(random.next() % UInt64(bytes.count - 3))
         switch random.next() % 3 {
@@ -454,25 +462,28 @@ struct EvemuParserTests {
         default: bytes.insert(alphabet[Int(random.next() % UInt64(alphabet.count))], at: index)
         }
       }
-      let earlier = Array("E: 0.000000 0000 0000 0000\n".utf8)
-      for ending in [[], [0x0A]] as [[UInt8]] {
-        let fast = parsed(earlier + bytes + ending)
-        let scanned = parsed(earlier + Array(bytes[..<2]) + [0x20] + Array(bytes[2...]) + ending)
-        switch (fast, scanned) {
-        case (.success(let a), .success(let b)):
-          #expect(a == b, "\(String(decoding: bytes, as: UTF8.self).debugDescription)")
-          agreed += 1
-        case (.failure(let a), .failure(let b)):
-          // Quoted tokens may differ by the blank; the line and the kind of error may not.
-          #expect(a.line == b.line, "\(String(decoding: bytes, as: UTF8.self).debugDescription)")
-          #expect(
-            a.message.prefix(12) == b.message.prefix(12), "\(String(decoding: bytes, as: UTF8.self).debugDescription)")
-        default:
-          Issue.record("fast path and scanners disagree on \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+      for before in [earlier, earlier + line + [0x0A]] {
+        for ending in [[], [0x0A], more] as [[UInt8]] {
+          let fast = parsed(before + bytes + ending)
+          let scanned = parsed(before + Array(bytes[..<2]) + [0x20] + Array(bytes[2...]) + ending)
+          switch (fast, scanned) {
+          case (.success(let a), .success(let b)):
+            #expect(a == b, "\(String(decoding: bytes, as: UTF8.self).debugDescription)")
+            agreed += 1
+          case (.failure(let a), .failure(let b)):
+            // Quoted tokens may differ by the blank; the line and the kind of error may not.
+            #expect(a.line == b.line, "\(String(decoding: bytes, as: UTF8.self).debugDescription)")
+            #expect(
+              a.message.prefix(12) == b.message.prefix(12), "\(String(decoding: bytes, as: UTF8.self).debugDescription)"
+            )
+          default:
+            Issue.record(
+              "fast path and scanners disagree on \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+          }
         }
       }
     }
-    #expect(agreed > 1000)
+    #expect(agreed > 6000)
   }
 }
 

@@ -39,6 +39,47 @@ enum ASCII {
   }
 }
 
+/// Fields of evemu-record's fixed layout read eight bytes at a time, without a branch per
+/// byte: the bytes of one little-endian word, the file's first byte the word's lowest.
+enum Words {
+  /// The decimal digits at the start of `word`: how many (0...8), and their value.
+  @inline(__always)
+  static func leadingDigits(_ word: UInt64) -> (count: Int, value: UInt64) {
+    // A digit becomes 0...9; any other byte 10 or more, or with its top bit set.
+    let offsets = word ^ 0x3030_3030_3030_3030
+    let nonDigits =
+      (((offsets & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7676_7676_7676_7676) | offsets) & 0x8080_8080_8080_8080
+    let count = nonDigits.trailingZeroBitCount &>> 3
+    // The digits moved up to the top bytes, zeros (leading zeros) below them, then combined
+    // pairwise: two digits per 16 bits, four per 32, eight.
+    var value = count == 0 ? 0 : offsets &<< UInt64(64 &- count &* 8)
+    value = (value &* 2561) &>> 8
+    value = ((value & 0x00FF_00FF_00FF_00FF) &* 6_553_601) &>> 16
+    value = ((value & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) &>> 32
+    return (count, value)
+  }
+
+  /// Two fields of four hex digits, the low and the high half of `word`, as
+  /// `low | high << 16`; nil when a byte is not a hex digit (either case).
+  @inline(__always)
+  static func hexQuads(_ word: UInt64) -> UInt64? {
+    let tops: UInt64 = 0x8080_8080_8080_8080
+    guard word & tops == 0 else { return nil }
+    // With the top bits clear, adding sets a byte's top bit iff it is at least 0x80 minus
+    // the addend, and carries into no other byte.
+    let digits = (word &+ 0x5050_5050_5050_5050) & ~(word &+ 0x4646_4646_4646_4646) & tops
+    let lowercased = word | 0x2020_2020_2020_2020
+    let letters = (lowercased &+ 0x1F1F_1F1F_1F1F_1F1F) & ~(lowercased &+ 0x1919_1919_1919_1919) & tops
+    guard digits | letters == tops else { return nil }
+    let nibbles = (word & 0x0F0F_0F0F_0F0F_0F0F) &+ (letters &>> 7) &* 9
+    // Each even byte: its nibble and the next byte's.
+    let pairs = (nibbles &<< 4 | nibbles &>> 8) & 0x00FF_00FF_00FF_00FF
+    let low = (pairs & 0xFF) &<< 8 | (pairs &>> 16) & 0xFF
+    let high = (pairs &>> 32 & 0xFF) &<< 8 | (pairs &>> 48) & 0xFF
+    return low | high &<< 16
+  }
+}
+
 /// A cursor over one line of an evemu file (without its `\n`), splitting it into
 /// blank-separated tokens. A `#` ends the data part of a line: the rest is a comment.
 ///

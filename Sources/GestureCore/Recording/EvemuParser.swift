@@ -187,6 +187,10 @@ private struct EvemuFileParser {
   var firstEventLine = 0
   var previousTime = Int64.min
   var previousTimeLine = 0
+  /// The last time the fast path read, with the bytes it read it from (`E: ` to the space
+  /// after the microseconds, at most 16): the events of one frame share it, so a line that
+  /// starts with the same bytes has the same time without reading it again.
+  var timePrefix: (low: UInt64, high: UInt64, highMask: UInt64, length: Int, time: Int64) = (0, 0, 0, 0, 0)
 
   // The description, as its lines arrive.
   var stage: DescriptionStage?
@@ -239,102 +243,89 @@ private struct EvemuFileParser {
   }
 
   /// An `E:` line exactly as evemu-record writes it (`E: %lu.%06u %04x %04x %04d`, then
-  /// blanks or a `# comment`), after the first event: read straight from the piece, the
-  /// microseconds as one word, and the line's end looked for only after the fields. Returns
-  /// where the next line starts, or nil for any other line (and for a line this piece does
-  /// not finish), which `parseLine` then reads, and explains if it is wrong: what this
+  /// blanks or a `# comment`), after the first event: read straight from the piece, each
+  /// field a word at a time without a branch per byte (`Words`), and the line's end looked
+  /// for only in the comment. Returns where the next line starts, or nil for any other line
+  /// (a value of eight digits or more, a line this piece does not finish, the piece's last
+  /// few bytes), which `parseLine` then reads, and explains if it is wrong: what this
   /// accepts, `parseEvent` accepts with the same event. Every byte of the fixed part is
   /// checked to be a digit, a hex digit or a space, so none of it is past the line's end.
   @inline(__always)
   mutating func parseRecordedEvent(at start: Int, final: Bool) -> Int? {
     guard let base = bytes.baseAddress else { return nil }
     let count = bytes.count
-    guard start &+ 3 < count, base[start] == UInt8(ascii: "E"), base[start &+ 1] == ASCII.colon,
-      base[start &+ 2] == ASCII.space
-    else { return nil }
-    var index = start &+ 3
-    let secondsStart = index
-    var seconds: Int64 = 0
-    while index < count, case let digit = base[index] &- ASCII.zero, digit < 10 {
-      seconds = seconds &* 10 &+ Int64(digit)
-      index &+= 1
-    }
-    // `.DDDDDD HHHH HHHH ` and at least the value's first byte. At most 12 digits of
-    // seconds: below the 2^40 the field scanners saturate at.
-    guard index > secondsStart, index &- secondsStart <= 12, index &+ 18 < count, base[index] == ASCII.period else {
-      return nil
-    }
-    let fields = index &+ 1
     let raw = UnsafeRawPointer(base)
-    // Six digits and a space, as one little-endian word (the eighth byte is the type's).
-    let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: fields, as: UInt64.self))
-    let digits = word & 0x0000_FFFF_FFFF_FFFF
-    guard digits & 0x0000_F0F0_F0F0_F0F0 == 0x0000_3030_3030_3030,
-      (digits &+ 0x0000_0606_0606_0606) & 0x0000_F0F0_F0F0_F0F0 == 0x0000_3030_3030_3030,
-      (word >> 48) & 0xFF == UInt64(ASCII.space)
-    else { return nil }
-    // The six digits as the low ones of eight (two leading zeros), combined pairwise.
-    var micro = (digits & 0x0000_0F0F_0F0F_0F0F) << 16
-    micro = (micro &* 2561) >> 8
-    micro = ((micro & 0x00FF_00FF_00FF_00FF) &* 6_553_601) >> 16
-    micro = ((micro & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) >> 32
-    let microseconds = Int64(truncatingIfNeeded: micro & 0xFFFF_FFFF)
+    // `E: ` and the time, the first sixteen bytes.
+    guard start &+ 16 <= count else { return nil }
+    let head = (
+      low: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: start, as: UInt64.self)),
+      high: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: start &+ 8, as: UInt64.self))
+    )
+    guard head.low & 0x00FF_FFFF == 0x0020_3A45 else { return nil }
+    let period: Int
+    let time: Int64
+    if head.low == timePrefix.low, (head.high ^ timePrefix.high) & timePrefix.highMask == 0 {
+      // The time of a line before (which started with `E: `, unlike the initial zeros).
+      time = timePrefix.time
+      period = start &+ timePrefix.length &- 8
+      guard period &+ 27 <= count else { return nil }
+    } else {
+      let secondsStart = start &+ 3
+      var (secondsDigits, seconds) = Words.leadingDigits(head.low &>> 24 | head.high &<< 40)
+      if secondsDigits == 8 {
+        // More than the word holds (absolute timestamps): the rest one by one.
+        var index = secondsStart &+ 8
+        while index < count, index &- secondsStart < 13, case let digit = base[index] &- ASCII.zero, digit < 10 {
+          seconds = seconds &* 10 &+ UInt64(digit)
+          index &+= 1
+        }
+        secondsDigits = index &- secondsStart
+      }
+      // At most 12 digits of seconds: below the 2^40 the field scanners saturate at.
+      period = secondsStart &+ secondsDigits
+      // `.DDDDDD HHHH HHHH ` (18 bytes), then a sign and eight bytes for the value.
+      guard secondsDigits > 0, secondsDigits <= 12, period &+ 27 <= count else { return nil }
+      // `.`, the six digits of the microseconds and a space: one word.
+      let fraction = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: period, as: UInt64.self))
+      let (microDigits, microseconds) = Words.leadingDigits(fraction &>> 8)
+      guard fraction & 0xFF == UInt64(ASCII.period), microDigits == 6, fraction &>> 56 == UInt64(ASCII.space)
+      else { return nil }
+      time = Int64(seconds) &* 1_000_000 &+ Int64(microseconds)
+      let length = period &+ 8 &- start
+      timePrefix =
+        length <= 16
+        ? (head.low, head.high, UInt64.max &>> UInt64((16 &- length) &* 8), length, time)
+        : (0, 0, 0, 0, 0)
+    }
 
-    @inline(__always)
-    func hexDigit(_ offset: Int) -> UInt32 {
-      let byte = base[fields &+ offset]
-      let digit = byte &- ASCII.zero
-      if digit < 10 { return UInt32(digit) }
-      let letter = (byte | 0x20) &- ASCII.lowerA
-      return letter < 6 ? UInt32(letter &+ 10) : 0x100
-    }
-    let t0 = hexDigit(7)
-    let t1 = hexDigit(8)
-    let t2 = hexDigit(9)
-    let t3 = hexDigit(10)
-    let c0 = hexDigit(12)
-    let c1 = hexDigit(13)
-    let c2 = hexDigit(14)
-    let c3 = hexDigit(15)
-    guard (t0 | t1 | t2 | t3 | c0 | c1 | c2 | c3) & 0x100 == 0, base[fields &+ 11] == ASCII.space,
-      base[fields &+ 16] == ASCII.space
+    // Type and code, four hex digits each, as the two halves of one word.
+    let hexWord =
+      UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: period &+ 8, as: UInt32.self)))
+      | UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: period &+ 13, as: UInt32.self))) << 32
+    guard let fields = Words.hexQuads(hexWord), base[period &+ 12] == ASCII.space, base[period &+ 17] == ASCII.space
     else { return nil }
-    let type = t0 << 12 | t1 << 8 | t2 << 4 | t3
-    let code = c0 << 12 | c1 << 8 | c2 << 4 | c3
-    guard type <= UInt32(EventType.max), code <= UInt32(KeyCode.max) else { return nil }
+    let type = fields & 0xFFFF
+    let code = fields >> 16
+    guard type <= UInt64(EventType.max), code <= UInt64(KeyCode.max) else { return nil }
 
-    index = fields &+ 17
-    let negative = base[index] == ASCII.minus
-    if negative { index &+= 1 }
-    let valueStart = index
-    var magnitude: Int64 = 0
-    // `%04d`'s usual four digits as one word (pairs combined, then the pairs); any other
-    // length digit by digit.
-    let four =
-      index &+ 4 < count ? UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt32.self)) : 0
-    if four & 0xF0F0_F0F0 == 0x3030_3030, (four &+ 0x0606_0606) & 0xF0F0_F0F0 == 0x3030_3030,
-      base[index &+ 4] &- ASCII.zero >= 10
-    {
-      let pairs = (four & 0x0F0F_0F0F) &* 10 &+ ((four & 0x0F0F_0F0F) >> 8)
-      magnitude = Int64((pairs & 0xFF) &* 100 &+ ((pairs >> 16) & 0xFF))
-      index &+= 4
-    }
-    while index < count, case let digit = base[index] &- ASCII.zero, digit < 10 {
-      magnitude = magnitude &* 10 &+ Int64(digit)
-      index &+= 1
-    }
-    let value = negative ? -magnitude : magnitude
-    guard index > valueStart, index &- valueStart <= 10, value >= Int64(Int32.min), value <= Int64(Int32.max)
-    else { return nil }
+    // The value: a sign, then one to seven digits (`%04d` writes four); longer ones are
+    // the scanners' (they check the range of Int32).
+    let negative = base[period &+ 18] == ASCII.minus
+    let valueStart = negative ? period &+ 19 : period &+ 18
+    let (valueDigits, magnitude) = Words.leadingDigits(
+      UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: valueStart, as: UInt64.self)))
+    guard valueDigits > 0, valueDigits < 8 else { return nil }
+    let value = negative ? -Int64(magnitude) : Int64(magnitude)
+
+    var index = valueStart &+ valueDigits
     while index < count, ASCII.isBlank(base[index]) { index &+= 1 }
     let end: Int
     if index < count, base[index] == ASCII.hash {
-      end = Self.lineEnd(in: bytes, from: index)
+      end = Self.lineEnd(in: bytes, from: index &+ 1)
     } else {
       end = index
     }
     guard end < count ? base[end] == ASCII.newline : final else { return nil }
-    let time = seconds &* 1_000_000 &+ microseconds
     guard time >= previousTime else { return nil }
     lineNumber &+= 1
     previousTime = time
@@ -357,8 +348,10 @@ private struct EvemuFileParser {
   /// The index of the next `\n` at or after `start`, or the end of the file.
   ///
   /// Most of an evemu-record file is the comment after each event, so this is the hot loop:
-  /// it tests sixteen, then eight bytes at a time (a word has a `\n` byte iff `word ^ 0x0A…` has a zero
-  /// byte; the classic zero-byte test flags the first such byte exactly).
+  /// sixteen bytes compared at a time, the first match found in the comparison's lanes
+  /// (read as two words), then, near the end of the piece, the word test (a word has a `\n`
+  /// byte iff `word ^ 0x0A…` has a zero byte; the classic zero-byte test flags the first
+  /// such byte exactly).
   ///
   /// Static, on the piece alone: as a method of this (large) struct, called from its
   /// mutating ones, Swift copied the whole parser on every line to call it.
@@ -367,12 +360,15 @@ private struct EvemuFileParser {
     var index = start
     if let base = bytes.baseAddress {
       let raw = UnsafeRawPointer(base)
-      // Sixteen bytes at a time past the bulk of a comment, then the word test finds the
-      // byte within the last sixteen.
       let newlines = SIMD16<UInt8>(repeating: ASCII.newline)
-      while index &+ 16 <= bytes.count,
-        !any(raw.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self) .== newlines)
-      {
+      while index &+ 16 <= bytes.count {
+        let found = raw.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self) .== newlines
+        if any(found) {
+          // Each lane 0xFF or 0, lane 0 the lowest byte of the first word.
+          let lanes = unsafeBitCast(found, to: SIMD2<UInt64>.self)
+          let bit = lanes[0] != 0 ? lanes[0].trailingZeroBitCount : 64 &+ lanes[1].trailingZeroBitCount
+          return index &+ (bit &>> 3)
+        }
         index &+= 16
       }
       while index &+ 8 <= bytes.count {
