@@ -99,11 +99,21 @@ public enum DecimalText {
     let scaled = (value * 10_000).rounded(.toNearestOrAwayFromZero)
     if let units = Int64(exactly: scaled) {
       let magnitude = units.magnitude
-      let whole = String(magnitude / 10_000)
-      var fraction = String(magnitude % 10_000)
-      fraction = String(repeating: "0", count: 4 - fraction.count) + fraction
-      while fraction.count > 1, fraction.hasSuffix("0") { fraction.removeLast() }
-      return (units < 0 ? "-" : "") + whole + "." + fraction
+      // The four decimals as a number and how many of them are kept: trailing zeros go,
+      // one decimal stays (0500 → "05", 0000 → "0"), leading zeros are written back.
+      var decimals = magnitude % 10_000
+      var kept = 4
+      while kept > 1, decimals % 10 == 0 {
+        decimals /= 10
+        kept -= 1
+      }
+      let digits = String(decimals)
+      var text = units < 0 ? "-" : ""
+      text += String(magnitude / 10_000)
+      text += "."
+      for _ in digits.utf8.count..<kept { text += "0" }
+      text += digits
+      return text
     }
     // Too large for four decimals in an Int64: such a value has no fraction left anyway.
     guard let whole = Int64(exactly: value.rounded(.toNearestOrAwayFromZero)) else { return nil }
