@@ -13,6 +13,7 @@
 #                   the bash completion, the .deb and lintian
 #   make bench      the figures of BENCHMARKS.md this machine measures (core, replay)
 #   make bench-vm   the live path in a VM: gestured's CPU against lisgd's on one stream
+#   make bench-vm-profile  the instructions gestured and lisgd execute on it (callgrind)
 #
 # SCRATCH picks SwiftPM's build directory (default .build), so several checkouts or
 # engineers can build side by side: `make test SCRATCH=.build-mine`.
@@ -83,7 +84,7 @@ RELEASE_FLAGS := --static-swift-stdlib --disable-local-rpath -Xlinker --strip-al
 
 .PHONY: all deps test-deps build run demo test test-unit test-example test-vm install uninstall format lint clean \
   check-binary man check-man test-completion deb check-deb check-packaging \
-  fuzz fuzz-smoke fuzz-build bench bench-vm test-asan
+  fuzz fuzz-smoke fuzz-build bench bench-vm bench-vm-profile test-asan
 
 all: build
 
@@ -356,7 +357,23 @@ bench-vm: build
 	Tests/VM/run-in-vm.sh --rwdir $(abspath $(BENCH_DIR)/vm) -- env GESTURED=$(abspath $(GESTURED)) \
 	  GESTURED_TOUCH=$(abspath $(SCRATCH)/release/gestured-touch) \
 	  Tests/Benchmarks/live-in-vm.sh $(abspath $(BENCH_DIR)/vm) 3
-	@cat $(BENCH_DIR)/vm/strace-gestured.txt $(BENCH_DIR)/vm/startup.txt $(BENCH_DIR)/vm/rss.txt $(BENCH_DIR)/vm/latency-summary.txt
+	@cat $(BENCH_DIR)/vm/strace-gestured.txt $(BENCH_DIR)/vm/idle.txt $(BENCH_DIR)/vm/startup.txt $(BENCH_DIR)/vm/rss.txt $(BENCH_DIR)/vm/latency-summary.txt
+
+# The instructions behind those ticks (BENCHMARKS.md): gestured (release, not stripped, for
+# function names) and lisgd under callgrind in one VM boot, over a slower stream of swipes.
+PROFILE_SCRATCH := $(SCRATCH)-profile
+bench-vm-profile: build
+	@command -v lisgd >/dev/null && command -v valgrind >/dev/null || { echo "bench-vm-profile: installing lisgd and valgrind"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y lisgd valgrind; }
+	$(SUDO) Tests/VM/setup.sh
+	$(SWIFT) build --scratch-path $(PROFILE_SCRATCH) $(SWIFT_FLAGS) -c release --static-swift-stdlib \
+	  --disable-local-rpath --product gestured
+	$(BUILD) -c release $(RELEASE_FLAGS) --product gestured-touch
+	rm -rf $(BENCH_DIR)/vm-profile && mkdir -p $(BENCH_DIR)/vm-profile
+	Tests/VM/run-in-vm.sh --rwdir $(abspath $(BENCH_DIR)/vm-profile) -- \
+	  env GESTURED=$(abspath $(PROFILE_SCRATCH))/release/gestured \
+	  GESTURED_TOUCH=$(abspath $(SCRATCH)/release/gestured-touch) \
+	  Tests/Benchmarks/profile-in-vm.sh $(abspath $(BENCH_DIR)/vm-profile)
 
 format:
 	$(SWIFT) format -i -r Sources Tests Package.swift examples

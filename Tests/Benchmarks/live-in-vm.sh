@@ -54,9 +54,16 @@ measure() { # NAME PID: ticks (all, user, system) and switches over one stream
   sleep 0.5
   read -r t1 u1 k1 < <(ticks "$pid"); s1=$(switches "$pid")
   echo "$name $((t1 - t0)) $((s1 - s0)) user $((u1 - u0)) system $((k1 - k0))" | tee -a "$results/live-runs.txt"
+  # Idle: no touch, no action running; a daemon with nothing to do should not wake at all.
+  sleep 2
+  s0=$(switches "$pid")
+  sleep 5
+  s1=$(switches "$pid")
+  echo "$name idle: $((s1 - s0)) wake-ups in 5 s" | tee -a "$results/idle.txt"
 }
 
 : > "$results/live-runs.txt"
+: > "$results/idle.txt"
 for run in $(seq 1 "$runs"); do
   : > "$SCENARIO_DIR/gestured.out"
   daemon_start "$SCENARIO_DIR/gestured.yaml"

@@ -93,6 +93,27 @@ struct HardeningTests {
     #expect(sink.lines == ["<4>first", #"<4>second\nforged"#])
   }
 
+  /// Each kind of interpolated value takes its own way into the text (no dynamic cast); every
+  /// way escapes, and each gives the text `String(describing:)` gives.
+  @Test func everyKindOfInterpolatedValueIsEscapedAndReadsAsItsDescription() {
+    struct Described: CustomStringConvertible { var description: String { "seen\nforged" } }
+    struct Plain { var name = "x\u{9b}y" }
+    let sink = CapturedOutput()
+    let logger = Logger(sink: sink)
+    let text = "a\u{85}b\u{a0}c"
+    logger.info("\(text) \(text.dropFirst()) \(-42) \(UInt8(7)) \(Described()) \(Plain()) \(1.5)")
+    let expected =
+      #"a\u{85}b"# + "\u{a0}" + #"c \u{85}b"# + "\u{a0}"
+      + #"c -42 7 seen\nforged Plain(name: "x\u{9b}y") 1.5"#
+    #expect(sink.lines == [expected])
+  }
+
+  @Test func controlCharactersAreFoundBehindTheByteScan() {
+    let kept = "é, ©, \u{a0}, \u{bf}, tab\tonly"
+    #expect(kept.escapingControlCharacters() == kept)
+    #expect("\u{9f}\u{7f}\u{0}".escapingControlCharacters() == #"\u{9f}\u{7f}\u{0}"#)
+  }
+
   @Test func configDiagnosticsInTheLogEscapeWhatTheyQuote() {
     let sink = CapturedOutput()
     let logger = Logger(sink: sink)

@@ -6,7 +6,10 @@ extension StringProtocol {
   /// that terminals honour) are escaped; a tab, which can do neither, and everything else,
   /// including non-ASCII text, is kept.
   public func escapingControlCharacters() -> String {
-    guard unicodeScalars.contains(where: { $0.isControlCharacter && $0 != "\t" }) else {
+    // Most text has no control character: a byte scan answers that without decoding. In
+    // UTF-8 a C0 control or DEL is its own byte and a C1 control starts with 0xC2 (which
+    // also starts U+00A0–U+00BF; those go the slow way and are kept there).
+    guard utf8.contains(where: { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F || $0 == 0xC2 }) else {
       return String(self)
     }
     var out = ""

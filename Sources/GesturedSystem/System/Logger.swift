@@ -31,10 +31,21 @@ public final class Logger {
     let text = message().text
     // One record per line: a message with newlines would otherwise lose its priority. Only
     // the literal text of a message can hold a newline; interpolated values are escaped.
-    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-      sink.write(journalPrefixes ? "<\(level.rawValue)>\(line)\n" : "\(line)\n")
-    }
+    // Nearly every message is one line: it is written without being split.
+    guard text.utf8.contains(UInt8(ascii: "\n")) else { return write(text[...], at: level) }
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) { write(line, at: level) }
   }
+
+  private func write(_ line: Substring, at level: LogLevel) {
+    var record = journalPrefixes ? Self.journalPrefix[level.rawValue] : ""
+    record.reserveCapacity(record.utf8.count + line.utf8.count + 1)
+    record += line
+    record += "\n"
+    sink.write(record)
+  }
+
+  /// `<N>` for each syslog priority N, made once.
+  private static let journalPrefix = (0...7).map { "<\($0)>" }
 
   public func error(_ message: @autoclosure () -> LogMessage) { log(.error, message()) }
   public func warning(_ message: @autoclosure () -> LogMessage) { log(.warning, message()) }
@@ -74,6 +85,20 @@ public struct LogMessage: ExpressibleByStringInterpolation, Sendable {
     }
 
     public mutating func appendLiteral(_ literal: String) { text += literal }
+
+    // The overloads say what a value's text is without a dynamic cast: `String(describing:)`
+    // looks up the value's conformances at run time, which cost more than the rest of a log
+    // line (the daemon logs a few lines per action). Each gives the same text it would.
+    public mutating func appendInterpolation(_ value: String) { text += value.escapingControlCharacters() }
+
+    public mutating func appendInterpolation(_ value: Substring) { text += value.escapingControlCharacters() }
+
+    /// Digits and a sign: nothing to escape.
+    public mutating func appendInterpolation<Value: BinaryInteger>(_ value: Value) { text += String(value) }
+
+    public mutating func appendInterpolation<Value: CustomStringConvertible>(_ value: Value) {
+      text += value.description.escapingControlCharacters()
+    }
 
     public mutating func appendInterpolation<Value>(_ value: Value) {
       text += String(describing: value).escapingControlCharacters()

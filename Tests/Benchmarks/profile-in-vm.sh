@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# make bench-vm-profile, inside the VM: the user-space instructions gestured and lisgd
+# execute over one stream of swipes, counted by callgrind (valgrind). Unlike CPU ticks
+# under TCG, an instruction count does not depend on the host's load. The stream is slower
+# than bench-vm's (10 swipes 3 s apart) so that the programs, slowed by valgrind, keep up;
+# counting is switched on only for the stream (not start-up).
+#
+#   profile-in-vm.sh RESULTS
+# Needs GESTURED (an unstripped build, for function names) and GESTURED_TOUCH.
+set -euo pipefail
+results="$1"
+VM_TESTS="$(cd "$(dirname "$0")/../VM" && pwd)"
+SCENARIO_DIR="$(mktemp -d /tmp/profile-vm.XXXXXX)"
+export VM_TESTS SCENARIO_DIR
+source "$VM_TESTS/lib.sh"
+
+script="$SCENARIO_DIR/swipes.touch"
+{
+  echo 'panel mt-b name="Bench Swipe Panel" x=0..4095 y=0..4095 resolution=16 slots=10'
+  echo 'rate 100hz'
+  for i in $(seq 0 9); do echo "swipe at=$((500 + i * 3000))ms from=0.2,0.5 by=120mm,0 duration=220ms"; done
+} > "$script"
+"$GESTURED_TOUCH" record "$script" -o "$SCENARIO_DIR/swipes.evemu" || fail "gestured-touch record failed"
+write_config "$SCENARIO_DIR/gestured.yaml" <<'YAML'
+bindings:
+  - { gesture: swipe, direction: right, run: "echo R >> @DIR@/gestured.out" }
+YAML
+touch_start panel create "$script"
+panel=$TOUCH_DEVNODE
+frames=$(grep -c SYN_REPORT "$SCENARIO_DIR/swipes.evemu")
+
+# count NAME PID: instructions on for one play of the stream, then off.
+count() {
+  sleep 2
+  callgrind_control -i on "$2" > /dev/null
+  inject "$panel" "$SCENARIO_DIR/swipes.evemu"
+  sleep 15
+  callgrind_control -i off "$2" > /dev/null
+}
+
+: > "$SCENARIO_DIR/gestured.out"
+notify_listen
+NOTIFY_SOCKET="$NOTIFY_SOCKET" valgrind --tool=callgrind --instr-atstart=no \
+  --callgrind-out-file="$results/callgrind.gestured" "$GESTURED" --config "$SCENARIO_DIR/gestured.yaml" \
+  > /dev/null 2> "$results/gestured.log" &
+pid=$!
+wait_until 300 "READY=1 under valgrind" grep -qs 'READY=1' "$SCENARIO_DIR/notify.log"
+count gestured "$pid"
+stop_process "$pid" 60
+gestured_runs=$(count_lines "$SCENARIO_DIR/gestured.out")
+# Firings: those that started at once, waited behind the previous run, or joined a waiting one.
+gestured_firings=$(grep -cE 'started pid [0-9]+:|firing queued|firing coalesced' "$results/gestured.log" || true)
+
+: > "$SCENARIO_DIR/lisgd.out"
+valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$results/callgrind.lisgd" \
+  lisgd -d "$panel" -w 800 -h 800 -g "1,LR,*,*,R,echo R >> $SCENARIO_DIR/lisgd.out" > "$results/lisgd.log" 2>&1 &
+lisgd_pid=$!
+sleep 20
+count lisgd "$lisgd_pid"
+kill "$lisgd_pid"; wait "$lisgd_pid" 2>/dev/null || true
+lisgd_runs=$(count_lines "$SCENARIO_DIR/lisgd.out")
+kill "$TOUCH_PID" 2>/dev/null || true
+wait "$TOUCH_PID" 2>/dev/null || true
+
+# Totals, and for gestured the part spent reading and recognizing (EvdevDevice.drain and
+# what it calls, which includes the engine but not the actions) against the rest (the
+# actions: firing, logging, spawning, reaping).
+total() { callgrind_annotate "$1" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }'; }
+inclusive() { # FILE PATTERN: the inclusive count of the first function matching PATTERN
+  callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null |
+    awk -v pattern="$2" '$0 ~ pattern { gsub(",", "", $1); print $1; exit }'
+}
+gestured_total=$(total "$results/callgrind.gestured")
+reading=$(inclusive "$results/callgrind.gestured" 'EvdevDeviceC5drain')
+lisgd_total=$(total "$results/callgrind.lisgd")
+{
+  echo "stream: $frames frames, 10 swipes"
+  echo "gestured: $gestured_total instructions ($((gestured_total / frames)) per frame, all in);" \
+    "reading and recognizing ${reading:-0} ($(( ${reading:-0} / frames )) per frame);" \
+    "the rest $((gestured_total - ${reading:-0})) over $gestured_firings firings, $gestured_runs runs"
+  echo "lisgd: $lisgd_total instructions ($((lisgd_total / frames)) per frame, all in), $lisgd_runs runs"
+  echo "ratio of instructions gestured/lisgd: $(awk -v g="$gestured_total" -v l="$lisgd_total" 'BEGIN { printf "%.2f", g / l }')"
+} | tee "$results/profile-summary.txt"
+callgrind_annotate --inclusive=yes "$results/callgrind.gestured" 2>/dev/null | head -80 > "$results/gestured-inclusive.txt"
+callgrind_annotate "$results/callgrind.gestured" 2>/dev/null | head -60 > "$results/gestured-self.txt"
