@@ -72,10 +72,8 @@ public enum Replay {
       guard var running = engine, let last = events.last else { return }
       // Moved out while it runs, so that the engine is not copied per event.
       engine = nil
-      for event in events {
-        running.handle(event, into: &firings)
-        if running.tracing { trace += running.takeTrace() }
-      }
+      events.withUnsafeBufferPointer { running.handle(events: $0, into: &firings) }
+      if running.tracing { trace += running.takeTrace() }
       lastTime = last.time
       engine = running
     }
