@@ -131,6 +131,8 @@ public final class ActionRunner: @unchecked Sendable {
   private var openPipes = 0
   /// One buffer for every read: everything runs on one queue.
   private let readBuffer: UnsafeMutableRawBufferPointer
+  /// posix_spawn's file actions, kept while the pipes get the same descriptor numbers.
+  private let fileActions = SpawnFileActions()
   /// Running actions with a timeout stage due (`RunningAction.timeoutAt`), and the one timer
   /// for all of them, made when first needed and armed for the earliest.
   private var timed: [RunningAction] = []
@@ -467,7 +469,7 @@ public final class ActionRunner: @unchecked Sendable {
         request.command, environment: request.environment,
         output: .descriptors(
           standardOutput: standardOutput.write, standardError: standardError?.write ?? standardOutput.write),
-        user: identity)
+        user: identity, fileActions: fileActions)
     } catch {
       standardOutput.closeBoth()
       standardError?.closeBoth()
