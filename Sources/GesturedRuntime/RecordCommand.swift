@@ -10,7 +10,7 @@ import GesturedSystem
 /// `gestured record DEVICE`: the device's events as an evemu recording on stdout, so an
 /// operator can capture a panel for `replay` without evemu-tools.
 ///
-/// The device is read through libevdev (EvdevDevice, as the daemon reads it, without a
+/// The device is read by EvdevDevice as the daemon reads it (without a
 /// grab): the description first, then the events with the kernel's CLOCK_MONOTONIC stamps
 /// counted from the first event. SIGINT and SIGTERM stop it, as does the device going away;
 /// either way everything read is written out and it exits 0.

@@ -157,6 +157,22 @@ final class ActionRunnerTests {
     expectNoZombies()
   }
 
+  @Test func withoutLevelsInTheLogStdoutAndStderrShareOnePipeAndKeepTheirOrder() throws {
+    // No journal prefixes: info and notice lines read the same, so one pipe serves both.
+    let plain = CapturedOutput()
+    let plainRunner = ActionRunner(queue: queue, logger: Logger(sink: plain), multiplexer: loop.multiplexer)
+    let decision = queue.sync {
+      plainRunner.run(request("echo one; echo two >&2; echo three; echo four >&2; printf five >&2"))
+    }
+    if case .started(let pid) = decision { started.append(pid) }
+    try #require(plainRunner.waitUntilIdle(timeout: 10_000_000))
+    let logged = queue.sync { plain.lines }
+    let printed = output(logged).filter { !$0.hasPrefix("started pid ") && !$0.hasPrefix("pid ") }
+    #expect(printed == ["one", "two", "three", "four", "five"])
+    #expect(logged.last?.contains("exited with status 0") == true)
+    expectNoZombies()
+  }
+
   @Test func aLineLongerThan4KiBIsCutAndItsRestDropped() throws {
     let letters = "head -c 4096 /dev/zero | tr '\\0' a; echo; head -c 10000 /dev/zero | tr '\\0' b"
     let logged = try runToEnd(letters + "; echo; echo after")
@@ -237,6 +253,23 @@ final class ActionRunnerTests {
     let count = lines().count
     usleep(2_200_000)
     #expect(lines().count == count)
+  }
+
+  @Test func actionsRunningTogetherEachTimeOutOnTheOneSharedTimer() throws {
+    // Different keys, so all three run at once; the 1 s one is started first but is due last.
+    let slow = request("sleep 30", key: "lobby#1", label: "slow", timeout: 1_000_000)
+    let fast = request("sleep 30", key: "lobby#2", label: "fast", timeout: 300_000)
+    let quick = request("sleep 0.1", key: "lobby#3", label: "quick", timeout: 600_000)
+    let (decisions, running, _) = runTogether([slow, fast, quick])
+    #expect(running == 3, "\(decisions)")
+    try #require(runner.waitUntilIdle(timeout: 10_000_000))
+    let logged = lines()
+    let fastTimedOut = try #require(logged.firstIndex { $0.hasPrefix("<4>[fast] timed out after 300 ms") })
+    let slowTimedOut = try #require(logged.firstIndex { $0.hasPrefix("<4>[slow] timed out after 1 s") })
+    #expect(fastTimedOut < slowTimedOut)
+    #expect(logged.contains { $0.hasPrefix("<6>[quick] pid ") && $0.contains("exited with status 0") })
+    #expect(!logged.contains { $0.hasPrefix("<4>[quick] timed out") }, "it ended before its timeout")
+    expectNoZombies()
   }
 
   // MARK: Cooldown and the queue

@@ -204,6 +204,33 @@ struct ShellSpawnerTests {
     #expect(!listing.contains(marker))
   }
 
+  /// What `command` writes to stdout and stderr, through pipes given as descriptors and the
+  /// file actions `kept` keeps between calls.
+  func written(_ command: String, keeping kept: SpawnFileActions) throws -> String {
+    var ends: [Int32] = [-1, -1]
+    try #require(pipe(&ends) == 0)
+    defer { close(ends[0]) }
+    let process = try spawnShell(
+      command, environment: ActionEnvironment(),
+      output: .descriptors(standardOutput: ends[1], standardError: ends[1]), fileActions: kept)
+    close(ends[1])
+    #expect(try process.waitForExit() == .exited(0))
+    var bytes = [UInt8](repeating: 0, count: 256)
+    let count = bytes.withUnsafeMutableBytes { read(ends[0], $0.baseAddress, $0.count) }
+    return String(decoding: bytes[..<max(0, count)], as: UTF8.self)
+  }
+
+  @Test func keptFileActionsFollowTheDescriptorsTheyAreGiven() throws {
+    let kept = SpawnFileActions()
+    #expect(try written("echo one; echo two >&2", keeping: kept) == "one\ntwo\n")
+    // The same numbers again (the pipe above was closed): the kept actions serve.
+    #expect(try written("echo three", keeping: kept) == "three\n")
+    // Other numbers (a descriptor holds the old ones): rebuilt, never the stale ones.
+    let holder = open("/dev/null", O_RDONLY | O_CLOEXEC)
+    defer { close(holder) }
+    #expect(try written("echo four >&2", keeping: kept) == "four\n")
+  }
+
   @Test func aCommandWithANulByteIsRefused() {
     #expect(throws: SpawnError.self) {
       try spawnShell("echo a\u{0}b", environment: ActionEnvironment())

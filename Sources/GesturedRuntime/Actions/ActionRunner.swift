@@ -13,8 +13,11 @@ import GesturedSystem
 ///
 /// Everything happens on `queue`, the daemon's one serial queue, and never blocks it: exits
 /// arrive through a pidfd per child (no global SIGCHLD handling; without pidfd_open, a
-/// polling timerfd), output through pipes read without blocking, timeouts through a timerfd
-/// per running action (DeadlineTimer), all in the daemon's one epoll set.
+/// polling timerfd), output through pipes read without blocking, timeouts through one timerfd
+/// shared by every running action (armed for the earliest), all in the daemon's one epoll
+/// set. Each start costs few system calls (BENCHMARKS.md counts them): one output pipe when
+/// the log does not show levels, no epoll_ctl to remove a pipe or pidfd (closing the only
+/// descriptor of a file removes it from the set), and no timerfd of its own.
 ///
 /// Nothing accepted is lost: a run that cannot start yet waits in its lane (one lane per
 /// binding for one-shot firings, one per stream for steps and ends), and waiting runs of a
@@ -128,6 +131,20 @@ public final class ActionRunner: @unchecked Sendable {
   private var openPipes = 0
   /// One buffer for every read: everything runs on one queue.
   private let readBuffer: UnsafeMutableRawBufferPointer
+  /// posix_spawn's file actions, kept while the pipes get the same descriptor numbers.
+  private let fileActions = SpawnFileActions()
+  /// Running actions with a timeout stage due (`RunningAction.timeoutAt`), and the one timer
+  /// for all of them, made when first needed and armed for the earliest.
+  private var timed: [RunningAction] = []
+  private var timeoutTimer: DeadlineTimer?
+  /// What `timeoutTimer` was last scheduled for: when it fires, every action due by then is.
+  private var timeoutsScheduledFor: Timestamp?
+  /// While `timeoutsDue` walks `timed`: schedule once, after.
+  private var isHandlingTimeouts = false
+  /// Stdout and stderr in separate pipes (logged at info and notice) only when the log shows
+  /// levels (journal prefixes); without them the two would read the same, and one pipe
+  /// saves a pipe's seven or so system calls per action and keeps their lines in order.
+  private var separatesErrorOutput: Bool { logger.journalPrefixes }
   /// Tests only: watch for exits by polling waitpid, as when pidfd_open is not available.
   var pollsForExit = false
   /// Tests only: a smaller `maximumWaiting`.
@@ -151,9 +168,14 @@ public final class ActionRunner: @unchecked Sendable {
     for lane in lanes.values {
       guard let action = lane.running else { continue }
       stopWatchingExit(of: action)
-      action.timer?.cancel()
       for pipe in action.outputs { unwatchAndClose(pipe) }
       lane.running = nil
+    }
+    if let timer = timeoutTimer {
+      // Unwatching must happen on the queue, and the runner may go from another thread
+      // (a test's): the timer goes there, and its timerfd with it.
+      nonisolated(unsafe) let timer = timer
+      queue.async { timer.cancel() }
     }
     for pipe in lingering { unwatchAndClose(pipe) }
     readBuffer.deallocate()
@@ -431,12 +453,14 @@ public final class ActionRunner: @unchecked Sendable {
     } catch {
       return .failure(StartFailure(message: error.description))
     }
-    let standardError: PipeEnds
-    do {
-      standardError = try PipeEnds()
-    } catch {
-      standardOutput.closeBoth()
-      return .failure(StartFailure(message: error.description))
+    var standardError: PipeEnds? = nil
+    if separatesErrorOutput {
+      do {
+        standardError = try PipeEnds()
+      } catch {
+        standardOutput.closeBoth()
+        return .failure(StartFailure(message: error.description))
+      }
     }
 
     let spawned: SpawnedProcess
@@ -444,25 +468,23 @@ public final class ActionRunner: @unchecked Sendable {
       spawned = try spawnShell(
         request.command, environment: request.environment,
         output: .descriptors(
-          standardOutput: standardOutput.write, standardError: standardError.write),
-        user: identity)
+          standardOutput: standardOutput.write, standardError: standardError?.write ?? standardOutput.write),
+        user: identity, fileActions: fileActions)
     } catch {
       standardOutput.closeBoth()
-      standardError.closeBoth()
+      standardError?.closeBoth()
       return .failure(StartFailure(message: error.description))
     }
     // The child has its copies; ours would keep the pipes from ever reaching end of file.
     close(standardOutput.write)
-    close(standardError.write)
+    if let standardError { close(standardError.write) }
 
     let action = RunningAction(
       lane: lane, label: label, pid: spawned.pid, startedAt: Self.now(), timeout: request.timeout)
     lane.running = action
     running += 1
-    action.outputs = [
-      watchOutput(standardOutput.read, label: label, level: .info),
-      watchOutput(standardError.read, label: label, level: .notice),
-    ]
+    action.outputs = [watchOutput(standardOutput.read, label: label, level: .info)]
+    if let standardError { action.outputs.append(watchOutput(standardError.read, label: label, level: .notice)) }
     watchExit(of: action)
     armTimeout(of: action)
     return .success(action)
@@ -527,9 +549,9 @@ public final class ActionRunner: @unchecked Sendable {
 
   private func unwatchAndClose(_ pipe: OutputPipe) {
     guard let token = pipe.token else { return }
-    multiplexer.unwatch(token)
+    // Ours is the read end's only descriptor (close-on-exec, not passed to the child).
+    multiplexer.unwatch(token, closingItsOnlyDescriptor: true)
     pipe.token = nil
-    close(pipe.descriptor)
   }
 
   // MARK: - Exit and timeout
@@ -577,9 +599,8 @@ public final class ActionRunner: @unchecked Sendable {
 
   /// Stops watching for the exit (pidfd or polling timer). Idempotent.
   private func stopWatchingExit(of action: RunningAction) {
-    if let (pidfd, token) = action.pidfd {
-      multiplexer.unwatch(token)
-      close(pidfd)
+    if let (_, token) = action.pidfd {
+      multiplexer.unwatch(token, closingItsOnlyDescriptor: true)
       action.pidfd = nil
     }
     action.exitPoll?.cancel()
@@ -612,8 +633,7 @@ public final class ActionRunner: @unchecked Sendable {
     lane.running = nil
     running -= 1
     stopWatchingExit(of: action)
-    action.timer?.cancel()
-    action.timer = nil
+    setTimeout(of: action, at: nil)
     // Output the shell wrote before it exited is in the pipes now: log it before the exit.
     var stillOpen = false
     for pipe in action.outputs {
@@ -662,16 +682,51 @@ public final class ActionRunner: @unchecked Sendable {
     // A timeout too long to express is no limit.
     let (deadline, overflow) = action.startedAt.microseconds.addingReportingOverflow(action.timeout)
     guard action.timeout > 0, !overflow else { return }
-    do {
-      let timer = try DeadlineTimer(multiplexer: multiplexer) { [weak self, weak action] in
-        guard let self, let action else { return }
-        self.timerFired(for: action)
+    if timeoutTimer == nil {
+      do {
+        timeoutTimer = try DeadlineTimer(multiplexer: multiplexer) { [weak self] in self?.timeoutsDue() }
+      } catch {
+        logger.error("[\(action.label)] cannot arm its timeout, it may run on: \(error)")
+        return
       }
-      timer.schedule(at: Timestamp(microseconds: deadline))
-      action.timer = timer
-    } catch {
-      logger.error("[\(action.label)] cannot arm its timeout, it may run on: \(error)")
     }
+    setTimeout(of: action, at: Timestamp(microseconds: deadline))
+  }
+
+  /// Sets (or with nil clears) when the action's next timeout stage is due, and schedules
+  /// the shared timer for the earliest of all.
+  private func setTimeout(of action: RunningAction, at time: Timestamp?) {
+    let had = action.timeoutAt != nil
+    action.timeoutAt = time
+    if time == nil {
+      guard had else { return }
+      timed.removeAll { $0 === action }
+    } else if !had {
+      timed.append(action)
+    }
+    if !isHandlingTimeouts { scheduleTimeouts() }
+  }
+
+  /// The timerfd is set only when the earliest changes (and DeadlineTimer leaves it armed
+  /// for an earlier time, re-arming when that passes): none per action when a later one
+  /// starts while another runs.
+  private func scheduleTimeouts() {
+    let earliest = timed.lazy.compactMap(\.timeoutAt).min()
+    guard earliest != timeoutsScheduledFor else { return }
+    timeoutsScheduledFor = earliest
+    timeoutTimer?.schedule(at: earliest)
+  }
+
+  /// The shared timer fired: every action due by the time it was scheduled for moves on.
+  private func timeoutsDue() {
+    guard let due = timeoutsScheduledFor else { return }
+    timeoutsScheduledFor = nil
+    isHandlingTimeouts = true
+    for action in timed where action.timeoutAt.map({ $0 <= due }) ?? false {
+      timerFired(for: action)
+    }
+    isHandlingTimeouts = false
+    scheduleTimeouts()
   }
 
   private func timerFired(for action: RunningAction) {
@@ -684,15 +739,14 @@ public final class ActionRunner: @unchecked Sendable {
       action.timedOut = true
       action.stage = .terminating(shellExited: false)
       kill(-action.pid, SIGTERM)
-      action.timer?.schedule(at: Self.now() + Self.killDelay)
+      setTimeout(of: action, at: Self.now() + Self.killDelay)
     case .terminating(let shellExited):
       logger.warning(
         "[\(action.label)] \(Self.duration(Self.killDelay)) after SIGTERM: "
           + "SIGKILL to process group \(action.pid)")
       kill(-action.pid, SIGKILL)
       action.stage = .killed
-      action.timer?.cancel()
-      action.timer = nil
+      setTimeout(of: action, at: nil)
       // An exited shell was kept as a zombie for this moment; reap it now. Otherwise its exit
       // watch reports the exit SIGKILL causes.
       if shellExited { reap(action) }
@@ -831,7 +885,8 @@ private final class RunningAction {
   /// The pidfd watched for the exit, or, without pidfd_open, the polling timer.
   var pidfd: (descriptor: Int32, token: EventMultiplexer.Token)?
   var exitPoll: DeadlineTimer?
-  var timer: DeadlineTimer?
+  /// When its next timeout stage (SIGTERM, then SIGKILL) is due; nil when none is.
+  var timeoutAt: Timestamp?
 
   init(lane: Lane, label: String, pid: pid_t, startedAt: Timestamp, timeout: Microseconds) {
     self.lane = lane
@@ -883,10 +938,8 @@ private struct PipeEnds {
       close(read)
       throw error
     }
-    let nonBlocking = valueOrErrno(fcntl(read, F_GETFL)).flatMap { [read] flags in
-      valueOrErrno(fcntl(read, F_SETFL, flags | O_NONBLOCK))
-    }
-    if case .failure(let error) = nonBlocking {
+    // A new pipe's read end has no other status flag to keep (no F_GETFL first).
+    if case .failure(let error) = valueOrErrno(fcntl(read, F_SETFL, O_NONBLOCK)) {
       closeBoth()
       throw SpawnError(operation: "make the output pipe non-blocking", errno: error)
     }

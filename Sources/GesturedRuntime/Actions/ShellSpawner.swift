@@ -46,7 +46,7 @@ public struct SpawnError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Where an action's standard output and error go.
-public enum ActionOutput: Sendable {
+public enum ActionOutput: Hashable, Sendable {
   /// The same stdout and stderr as the daemon (the journal, under systemd).
   case inherit
   /// Both to the daemon's stderr, so that replay's stdout carries nothing but JSON lines.
@@ -87,9 +87,12 @@ public let actionShell = "/bin/sh"
 /// POSIX_SPAWN_SETSIGDEF). With `user`, which needs root, the C shim's vfork child does it and
 /// also takes the user's uid, gid and supplementary groups; HOME, USER and LOGNAME are then
 /// the user's, whatever `environment` says.
+///
+/// `fileActions`, when given, keeps posix_spawn's file actions between calls (see
+/// SpawnFileActions); without it they are built for this call alone.
 public func spawnShell(
   _ command: String, environment: ActionEnvironment, output: ActionOutput = .inherit,
-  user: UserIdentity? = nil
+  user: UserIdentity? = nil, fileActions: SpawnFileActions? = nil
 ) throws(SpawnError) -> SpawnedProcess {
   guard !command.utf8.contains(0) else {
     throw SpawnError(operation: "spawn \(actionShell): the command holds a NUL byte", errno: .invalidArgument)
@@ -98,33 +101,11 @@ public func spawnShell(
     return try spawnShell(command, environment: environment, output: output, as: user)
   }
 
-  var actions = posix_spawn_file_actions_t()
-  var result = posix_spawn_file_actions_init(&actions)
-  guard result == 0 else {
-    throw SpawnError(operation: "posix_spawn_file_actions_init", errno: Errno(rawValue: result))
-  }
-  defer { posix_spawn_file_actions_destroy(&actions) }
-  result = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-  guard result == 0 else { throw SpawnError(operation: "open /dev/null for stdin", errno: Errno(rawValue: result)) }
-  switch output {
-  case .inherit:
-    break
-  case .standardError:
-    result = posix_spawn_file_actions_adddup2(&actions, 2, 1)
-  case .descriptors(let standardOutput, let standardError):
-    result = posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
-    if result == 0 { result = posix_spawn_file_actions_adddup2(&actions, standardError, 2) }
-  }
-  guard result == 0 else {
-    throw SpawnError(operation: "redirect stdout and stderr", errno: Errno(rawValue: result))
-  }
-  result = gestured_spawn_file_actions_close_from(&actions, 3)
-  guard result == 0 else {
-    throw SpawnError(operation: "close inherited descriptors", errno: Errno(rawValue: result))
-  }
+  let actionsOwner = fileActions ?? SpawnFileActions()
+  let actions = try actionsOwner.prepared(for: output)
 
   var attributes = posix_spawnattr_t()
-  result = posix_spawnattr_init(&attributes)
+  var result = posix_spawnattr_init(&attributes)
   guard result == 0 else { throw SpawnError(operation: "posix_spawnattr_init", errno: Errno(rawValue: result)) }
   defer { posix_spawnattr_destroy(&attributes) }
   var noSignals = sigset_t()
@@ -143,15 +124,69 @@ public func spawnShell(
   let arguments = CStringArray([actionShell, "-c", command])
   let environmentEntries = CStringArray(environment.entries)
   var pid: pid_t = 0
-  result = arguments.withPointers { argv in
-    environmentEntries.withPointers { envp in
-      posix_spawn(&pid, actionShell, &actions, &attributes, argv, envp)
+  result = withExtendedLifetime(actionsOwner) {
+    arguments.withPointers { argv in
+      environmentEntries.withPointers { envp in
+        posix_spawn(&pid, actionShell, actions, &attributes, argv, envp)
+      }
     }
   }
   guard result == 0 else {
     throw SpawnError(operation: "posix_spawn \(actionShell)", errno: Errno(rawValue: result))
   }
   return SpawnedProcess(pid: pid)
+}
+
+/// posix_spawn's file actions for one `ActionOutput` (stdin from /dev/null, stdout and
+/// stderr redirected, every descriptor from 3 closed), built once and used again while the
+/// output stays the same. Building costs system calls: glibc checks each descriptor an
+/// action names against RLIMIT_NOFILE (six prlimit64 here), and the runner's next pipe
+/// usually gets the same numbers as the one before it. Not thread-safe: one caller (the
+/// runner's queue).
+public final class SpawnFileActions {
+  private let actions = UnsafeMutablePointer<posix_spawn_file_actions_t>.allocate(capacity: 1)
+  /// What `actions` holds now; nil when it holds nothing (not initialized).
+  private var built: ActionOutput?
+
+  public init() {}
+
+  deinit {
+    if built != nil { posix_spawn_file_actions_destroy(actions) }
+    actions.deallocate()
+  }
+
+  /// The file actions for `output`, rebuilt only when it differs from the last call's.
+  func prepared(for output: ActionOutput) throws(SpawnError) -> UnsafeMutablePointer<posix_spawn_file_actions_t> {
+    if let built {
+      if built == output { return actions }
+      posix_spawn_file_actions_destroy(actions)
+      self.built = nil
+    }
+    var result = posix_spawn_file_actions_init(actions)
+    guard result == 0 else {
+      throw SpawnError(operation: "posix_spawn_file_actions_init", errno: Errno(rawValue: result))
+    }
+    func fail(_ operation: String) -> SpawnError {
+      posix_spawn_file_actions_destroy(actions)
+      return SpawnError(operation: operation, errno: Errno(rawValue: result))
+    }
+    result = posix_spawn_file_actions_addopen(actions, 0, "/dev/null", O_RDONLY, 0)
+    guard result == 0 else { throw fail("open /dev/null for stdin") }
+    switch output {
+    case .inherit:
+      break
+    case .standardError:
+      result = posix_spawn_file_actions_adddup2(actions, 2, 1)
+    case .descriptors(let standardOutput, let standardError):
+      result = posix_spawn_file_actions_adddup2(actions, standardOutput, 1)
+      if result == 0 { result = posix_spawn_file_actions_adddup2(actions, standardError, 2) }
+    }
+    guard result == 0 else { throw fail("redirect stdout and stderr") }
+    result = gestured_spawn_file_actions_close_from(actions, 3)
+    guard result == 0 else { throw fail("close inherited descriptors") }
+    built = output
+    return actions
+  }
 }
 
 /// The `user:` path: posix_spawn cannot change credentials, so the C shim vforks.

@@ -51,7 +51,7 @@ func errno(negated result: Int32) -> Errno {
   return .ioError
 }
 
-/// One open evdev node, read through libevdev.
+/// One open evdev node: its events read from the fd, its state kept by libevdev.
 ///
 /// The daemon owns it on its serial queue: it watches `fileDescriptor` in its event loop
 /// (EventMultiplexer), calls `drain` when it is readable, and calls `close()` only after
@@ -63,11 +63,18 @@ public final class EvdevDevice {
   private var handle: OpaquePointer?
   /// libevdev keeps a pointer into this until the handle is freed.
   private var logTarget: LibevdevLogTarget?
-  /// Between a SYN_DROPPED and the end of libevdev's replay of the kernel's state.
-  private var isSyncing = false
+  /// What one read(2) takes: `readCapacity` events, allocated once.
+  private let buffer: UnsafeMutablePointer<input_event>
+  /// Between a SYN_DROPPED and the end of libevdev's replay of the kernel's state; the
+  /// replayed events carry the SYN_DROPPED's time.
+  private var syncingSince: Timestamp?
   /// SYN_DROPPEDs read since the device was opened, and the kernel's time of the last.
   public private(set) var resyncs = 0
   public private(set) var lastResync: Timestamp?
+
+  /// Events per read(2): a frame of ten contacts with several axes each fits, and the
+  /// buffer (3 KiB) is small next to the kernel's own (64 events or more per client).
+  static let readCapacity = 128
 
   public enum DrainResult: Equatable, Sendable {
     /// Nothing is left to read.
@@ -114,6 +121,7 @@ public final class EvdevDevice {
     self.fileDescriptor = descriptor
     self.logTarget = logTarget
     self.description = DeviceDescription(libevdev: handle)
+    buffer = .allocate(capacity: Self.readCapacity)
   }
 
   /// A uinput clone of this device (`forward: true`), marked as gestured's.
@@ -122,56 +130,132 @@ public final class EvdevDevice {
     return try UinputClone(panel: handle, devnode: devnode)
   }
 
-  deinit { close() }
+  deinit {
+    close()
+    buffer.deallocate()
+  }
 
   /// Whether `close()` has run.
   public var isClosed: Bool { handle == nil }
 
   /// Reads what is pending, at most `limit` events, and calls `body` for each, in order.
   ///
-  /// After a SYN_DROPPED (the kernel's buffer overflowed) libevdev answers
-  /// LIBEVDEV_READ_STATUS_SYNC; the SYN_DROPPED itself is not passed on. The events libevdev
-  /// then makes up from the kernel's current state (read with LIBEVDEV_READ_FLAG_SYNC until
-  /// -EAGAIN: slots' tracking ids ended or started, positions, buttons, ending with a
-  /// SYN_REPORT) are passed on as normal events, so contacts end up exactly as the kernel has
-  /// them and none stays stuck down. Then normal reading goes on until -EAGAIN. A sync cut
-  /// short by `limit` goes on at the next call.
+  /// The fd is read directly, `readCapacity` events (or what is left of `limit`) per
+  /// read(2); a short read means the kernel's buffer is empty, so reading stops there and
+  /// the (level-triggered) event loop calls again for anything that comes later. Read
+  /// through `libevdev_next_event`, as it was until 2026-12-01, every wake-up cost a second
+  /// read that returned EAGAIN: libevdev reads until the buffer is empty. Each event read is
+  /// given to libevdev (`pass(_:tracking:_:)`), which keeps its view of the device in step
+  /// and drops what its own reading drops, so that a resync below starts from exactly what
+  /// was passed on.
   ///
-  /// Nothing is allocated per call: one `input_event` on the stack.
-  /// `resynchronizing` is called at a SYN_DROPPED, before the events of the replay.
+  /// A SYN_DROPPED (the kernel's buffer overflowed) is not passed on, and neither is anything
+  /// read after it: libevdev's sync discards those too, since the state it reads covers
+  /// them. libevdev is told to sync (LIBEVDEV_READ_FLAG_FORCE_SYNC); the events it makes up
+  /// from the kernel's current state (read with LIBEVDEV_READ_FLAG_SYNC until -EAGAIN:
+  /// slots' tracking ids ended or started, positions, buttons, ending with a SYN_REPORT) are
+  /// passed on as normal events stamped with the SYN_DROPPED's time, so contacts end up
+  /// exactly as the kernel has them and none stays stuck down. Then reading goes on. A sync
+  /// cut short by `limit` goes on at the next call. `resynchronizing` is called at a
+  /// SYN_DROPPED, before the events of the replay.
+  ///
+  /// Nothing is allocated per call: the read buffer is the device's.
   public func drain(
     atMost limit: Int = .max, resynchronizing: () -> Void = {}, _ body: (RawEvent) -> Void
   ) -> DrainResult {
     guard let handle else { return .gone(errno: .badFileDescriptor) }
-    let normal = LIBEVDEV_READ_FLAG_NORMAL.rawValue
-    let sync = LIBEVDEV_READ_FLAG_SYNC.rawValue
-    let success = Int32(LIBEVDEV_READ_STATUS_SUCCESS.rawValue)
-    let syncStatus = Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue)
-    var event = input_event()
+    let eventSize = MemoryLayout<input_event>.stride
     var count = 0
     while count < limit {
-      let flags = isSyncing ? sync : normal
-      switch retryOnInterrupt({ valueOrErrno(negated: libevdev_next_event(handle, flags, &event)) }) {
-      case .success(let status) where status == success || (status == syncStatus && isSyncing):
-        body(Self.rawEvent(event))
+      if let time = syncingSince {
+        var event = input_event()
+        let flags = LIBEVDEV_READ_FLAG_SYNC.rawValue
+        switch retryOnInterrupt({ valueOrErrno(negated: libevdev_next_event(handle, flags, &event)) }) {
+        case .success(let status) where status == Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue):
+          body(RawEvent(time: time, type: event.type, code: event.code, value: event.value))
+          count += 1
+        case .success:
+          return .gone(errno: .ioError)
+        case .failure(.wouldBlock):
+          // The sync is complete; what the kernel queued since is read as usual.
+          syncingSince = nil
+        case .failure(let error):
+          return .gone(errno: error)
+        }
+        continue
+      }
+      let wanted = min(Self.readCapacity, limit - count)
+      let bytes: Int
+      switch retryOnInterrupt({ valueOrErrno(read(fileDescriptor, buffer, wanted * eventSize)) }) {
+      case .success(let length): bytes = length
+      case .failure(.wouldBlock): return .drained
+      case .failure(let error): return .gone(errno: error)
+      }
+      // evdev returns whole events only; libevdev calls anything else EINVAL.
+      guard bytes % eventSize == 0 else { return .gone(errno: .invalidArgument) }
+      let events = UnsafeBufferPointer(start: buffer, count: bytes / eventSize)
+      let dropped = Self.pass(events, tracking: handle) { event in
+        body(event)
         count += 1
-      case .success(let status) where status == syncStatus:
-        // `event` is the SYN_DROPPED: from here libevdev replays the kernel's state.
-        isSyncing = true
+      }
+      if let dropped {
         resyncs += 1
-        lastResync = Self.rawEvent(event).time
+        lastResync = dropped
         resynchronizing()
-      case .success:
-        return .gone(errno: .ioError)
-      case .failure(.wouldBlock):
-        guard isSyncing else { return .drained }
-        // The sync is complete; what the kernel queued since comes in normal mode.
-        isSyncing = false
-      case .failure(let error):
-        return .gone(errno: error)
+        var ignored = input_event()
+        let flags = LIBEVDEV_READ_FLAG_FORCE_SYNC.rawValue
+        switch retryOnInterrupt({ valueOrErrno(negated: libevdev_next_event(handle, flags, &ignored)) }) {
+        case .success(let status) where status == Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue):
+          syncingSince = dropped
+        case .success:
+          return .gone(errno: .ioError)
+        case .failure(let error):
+          return .gone(errno: error)
+        }
+      } else if events.count < wanted {
+        return .drained
       }
     }
     return .more
+  }
+
+  /// Passes on the events of one read as libevdev's normal reading would, and keeps
+  /// `handle`'s state in step with them (`libevdev_set_event_value` runs the same checks
+  /// and updates as `libevdev_next_event`): an event of a code the device does not have is
+  /// dropped, as is a tracking id that does not go from -1 to a contact or back (libevdev
+  /// logs it as a device bug); a slot beyond the device's is capped to its last. Stops at a
+  /// SYN_DROPPED and returns its time; nil when there was none.
+  static func pass(
+    _ events: UnsafeBufferPointer<input_event>, tracking handle: OpaquePointer, _ body: (RawEvent) -> Void
+  ) -> Timestamp? {
+    for var event in events {
+      let type = UInt32(event.type)
+      let code = UInt32(event.code)
+      switch Int32(event.type) {
+      case EV_SYN where Int32(event.code) == SYN_DROPPED:
+        return rawEvent(event).time
+      case EV_KEY, EV_ABS, EV_LED, EV_SW:
+        if libevdev_set_event_value(handle, type, code, event.value) != 0 {
+          guard let capped = cappedSlot(event, handle) else { continue }
+          event.value = capped
+          _ = libevdev_set_event_value(handle, type, code, capped)
+        }
+      default:
+        guard libevdev_has_event_code(handle, type, code) != 0 else { continue }
+      }
+      body(rawEvent(event))
+    }
+    return nil
+  }
+
+  /// The last slot, for an ABS_MT_SLOT beyond the device's slots (libevdev's reading caps
+  /// it, where setting the value refuses it).
+  private static func cappedSlot(_ event: input_event, _ handle: OpaquePointer) -> Int32? {
+    let slots = libevdev_get_num_slots(handle)
+    guard Int32(event.type) == EV_ABS, Int32(event.code) == ABS_MT_SLOT, slots > 0,
+      event.value < 0 || event.value >= slots
+    else { return nil }
+    return slots - 1
   }
 
   /// The positions the kernel holds for the device right now, as events to feed the engine

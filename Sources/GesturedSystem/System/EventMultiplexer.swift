@@ -84,9 +84,19 @@ public final class EventMultiplexer {
   }
 
   /// Stops watching; the caller may close the descriptor right after. Idempotent.
-  public func unwatch(_ token: Token) {
+  ///
+  /// `closingItsOnlyDescriptor`: closes the descriptor too, without an epoll_ctl. Closing
+  /// the last descriptor of an open file removes it from the set (epoll(7)), so a caller
+  /// that holds the only one (a pipe end or pidfd it made close-on-exec and never
+  /// duplicated) saves that system call. With a duplicate left anywhere the file would stay
+  /// in the set and, still ready, wake every epoll_wait: never pass true then.
+  public func unwatch(_ token: Token, closingItsOnlyDescriptor: Bool = false) {
     dispatchPrecondition(condition: .onQueue(queue))
     guard handlers.removeValue(forKey: token.id) != nil else { return }
+    if closingItsOnlyDescriptor {
+      close(token.descriptor)
+      return
+    }
     // ENOENT/EBADF: the descriptor was closed already, which removed it from the set.
     _ = gestured_epoll_remove(epoll, token.descriptor)
   }
@@ -240,10 +250,10 @@ public final class DeadlineTimer {
   /// Stops it for good and closes the timerfd. Idempotent.
   public func cancel() {
     guard let token else { return }
-    multiplexer.unwatch(token)
+    // The timerfd is close-on-exec and never duplicated.
+    multiplexer.unwatch(token, closingItsOnlyDescriptor: true)
     self.token = nil
     deadline = nil
     armed = nil
-    close(descriptor)
   }
 }
