@@ -64,15 +64,16 @@ wait "$TOUCH_PID" 2>/dev/null || true
 
 # Totals, and for gestured the part spent reading and recognizing (EvdevDevice.drain and
 # what it calls, which includes the engine but not the actions) against the rest (the
-# actions: firing, logging, spawning, reaping).
-total() { callgrind_annotate "$1" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }'; }
-inclusive() { # FILE PATTERN: the inclusive count of the first function matching PATTERN
-  callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null |
-    awk -v pattern="$2" '$0 ~ pattern { gsub(",", "", $1); print $1; exit }'
-}
-gestured_total=$(total "$results/callgrind.gestured")
-reading=$(inclusive "$results/callgrind.gestured" 'EvdevDeviceC5drain')
-lisgd_total=$(total "$results/callgrind.lisgd")
+# actions: firing, logging, spawning, reaping). callgrind_annotate writes whole files
+# first: a reader that stops early would end it with SIGPIPE (and pipefail with it).
+callgrind_annotate "$results/callgrind.gestured" > "$results/gestured-self.txt" 2>/dev/null
+callgrind_annotate --inclusive=yes --threshold=100 "$results/callgrind.gestured" \
+  > "$results/gestured-inclusive.txt" 2>/dev/null
+callgrind_annotate "$results/callgrind.lisgd" > "$results/lisgd-self.txt" 2>/dev/null
+total() { awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }' "$1"; }
+gestured_total=$(total "$results/gestured-self.txt")
+reading=$(awk '/EvdevDeviceC5drain/ { gsub(",", "", $1); print $1; exit }' "$results/gestured-inclusive.txt")
+lisgd_total=$(total "$results/lisgd-self.txt")
 {
   echo "stream: $frames frames, 10 swipes"
   echo "gestured: $gestured_total instructions ($((gestured_total / frames)) per frame, all in);" \
@@ -81,5 +82,3 @@ lisgd_total=$(total "$results/callgrind.lisgd")
   echo "lisgd: $lisgd_total instructions ($((lisgd_total / frames)) per frame, all in), $lisgd_runs runs"
   echo "ratio of instructions gestured/lisgd: $(awk -v g="$gestured_total" -v l="$lisgd_total" 'BEGIN { printf "%.2f", g / l }')"
 } | tee "$results/profile-summary.txt"
-callgrind_annotate --inclusive=yes "$results/callgrind.gestured" 2>/dev/null | head -80 > "$results/gestured-inclusive.txt"
-callgrind_annotate "$results/callgrind.gestured" 2>/dev/null | head -60 > "$results/gestured-self.txt"

@@ -802,3 +802,19 @@ struct OutputLineSplitterTests {
     #expect(lines == ["CUT:" + String(repeating: "y", count: 4096), "next"])
   }
 }
+
+@Suite("A command on one log line")
+struct OneLineTests {
+  @Test func aPrintableCommandUnderTheLimitIsKeptAsItIs() {
+    #expect(ActionRunner.oneLine("echo R >> /tmp/out", limit: 4096) == "echo R >> /tmp/out")
+    #expect(ActionRunner.oneLine("notify-send 'Grüße ✓'", limit: 4096) == "notify-send 'Grüße ✓'")
+  }
+
+  @Test func controlCharactersAreEscapedAndLongTextIsCutAtTheLimitInScalars() {
+    #expect(ActionRunner.oneLine("a\nb\tc\u{1b}d\u{7f}", limit: 4096) == #"a\nb\tc\x1bd\x7f"#)
+    #expect(ActionRunner.oneLine("abcdef", limit: 4) == "abcd…")
+    // More bytes than the limit but no more scalars: not cut.
+    #expect(ActionRunner.oneLine("éééé", limit: 4) == "éééé")
+    #expect(ActionRunner.oneLine("ééééé", limit: 4) == "éééé…")
+  }
+}

@@ -789,6 +789,9 @@ public final class ActionRunner: @unchecked Sendable {
 
   /// Config text on one log line: control characters escaped, cut after `limit` characters.
   static func oneLine(_ text: String, limit: Int) -> String {
+    // Most commands are one printable line under the limit, which the loop below would copy
+    // scalar by scalar unchanged (fewer bytes than the limit means fewer scalars too).
+    if text.utf8.count <= limit, !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return text }
     var result = ""
     var count = 0
     for scalar in text.unicodeScalars {
