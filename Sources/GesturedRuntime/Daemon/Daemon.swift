@@ -511,10 +511,10 @@ public final class Daemon: @unchecked Sendable {
   @discardableResult
   private func drain(_ device: OpenDevice) -> Bool {
     firings.removeAll(keepingCapacity: true)
-    let forwarder = device.forwarder
-    let resynchronizing: () -> Void = { forwarder?.resynchronizing() }
     let result: EvdevDevice.DrainResult
-    if forwarder == nil && liveView == nil {
+    if device.forwarder != nil || liveView != nil {
+      result = drainEventByEvent(device)
+    } else {
       // Nothing needs the engine between two events: the wake-up's events go to it in one
       // call (a class's stored engine and firings, reached once per event, cost two
       // run-time exclusivity checks each, more than the engine's own work on the event).
@@ -527,21 +527,6 @@ public final class Daemon: @unchecked Sendable {
         batch.withUnsafeBufferPointer { device.engine.handle(events: $0, into: &firings) }
       }
       swap(&batch, &eventBatch)
-    } else {
-      var first = true
-      result = device.evdev.drain(atMost: Self.eventsPerWakeUp, resynchronizing: resynchronizing) { event in
-        if first {
-          first = false
-          cancelIfLate(device, now: event.time)
-        }
-        device.engine.handle(event, into: &firings)
-        forwarder?.handled(event, engine: &device.engine)
-        if let liveView, let frame = device.engine.completedFrame {
-          // The frame first: what the fingers did, then what the recognizers made of it.
-          liveView.frame(frame, devnode: device.node.devnode)
-          liveView.records(device.engine.takeRecords(), devnode: device.node.devnode)
-        }
-      }
     }
     fire(device)
     if let time = device.evdev.lastResync,
@@ -558,6 +543,27 @@ public final class Daemon: @unchecked Sendable {
       if error != .noSuchDevice { logger.warning("\(device.node.devnode): read failed: \(error)") }
       close(device.node.syspath)
       return false
+    }
+  }
+
+  /// A wake-up's events one at a time, for a forwarder (which passes or holds each frame as
+  /// the engine decides) or the live view (which shows each frame).
+  private func drainEventByEvent(_ device: OpenDevice) -> EvdevDevice.DrainResult {
+    let forwarder = device.forwarder
+    let resynchronizing: () -> Void = { forwarder?.resynchronizing() }
+    var first = true
+    return device.evdev.drain(atMost: Self.eventsPerWakeUp, resynchronizing: resynchronizing) { event in
+      if first {
+        first = false
+        cancelIfLate(device, now: event.time)
+      }
+      device.engine.handle(event, into: &firings)
+      forwarder?.handled(event, engine: &device.engine)
+      if let liveView, let frame = device.engine.completedFrame {
+        // The frame first: what the fingers did, then what the recognizers made of it.
+        liveView.frame(frame, devnode: device.node.devnode)
+        liveView.records(device.engine.takeRecords(), devnode: device.node.devnode)
+      }
     }
   }
 
