@@ -4,19 +4,9 @@ import CUdev
   import Glibc
 #endif
 
-/// A libudev call that failed.
-public struct UdevError: Error, Hashable, Sendable, CustomStringConvertible {
-  /// e.g. "udev_monitor_enable_receiving".
-  public var operation: String
-  public var errno: Errno
-
-  public init(operation: String, errno: Errno) {
-    self.operation = operation
-    self.errno = errno
-  }
-
-  public var description: String { "\(operation): \(errno)" }
-}
+/// A libudev call that failed: a `SystemError` whose operation names the libudev function
+/// (e.g. "udev_monitor_enable_receiving").
+public typealias UdevError = SystemError
 
 /// A libudev context for looking input nodes up, without a monitor (`gestured devices`).
 package final class UdevContext {
