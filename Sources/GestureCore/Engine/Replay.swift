@@ -70,7 +70,7 @@ public enum Replay {
 
     public mutating func handle(_ events: [RawEvent], firings: inout [GestureEvent], trace: inout [String]) {
       guard var running = engine, let last = events.last else { return }
-      // Moved out while it runs, so that the engine is not copied per event.
+      // Moved out while it runs, so that a copy-on-write of its storage cannot happen.
       engine = nil
       events.withUnsafeBufferPointer { running.handle(events: $0, into: &firings) }
       if running.tracing { trace += running.takeTrace() }
