@@ -357,8 +357,10 @@ bench-vm: build
 	$(SUDO) Tests/VM/setup.sh
 	$(BUILD) -c release $(RELEASE_FLAGS) --product gestured-touch
 	rm -rf $(BENCH_DIR)/vm && mkdir -p $(BENCH_DIR)/vm
+	$(CC) -O2 -Wall -Werror -o $(BENCH_DIR)/vm/floor-reader Tests/Benchmarks/floor-reader.c
 	Tests/VM/run-in-vm.sh --rwdir $(abspath $(BENCH_DIR)/vm) -- env GESTURED=$(abspath $(GESTURED)) \
 	  GESTURED_TOUCH=$(abspath $(SCRATCH)/release/gestured-touch) \
+	  FLOOR_READER=$(abspath $(BENCH_DIR)/vm/floor-reader) \
 	  Tests/Benchmarks/live-in-vm.sh $(abspath $(BENCH_DIR)/vm) 3
 	@cat $(BENCH_DIR)/vm/strace-gestured.txt $(BENCH_DIR)/vm/idle.txt $(BENCH_DIR)/vm/startup.txt $(BENCH_DIR)/vm/rss.txt $(BENCH_DIR)/vm/latency-summary.txt
 

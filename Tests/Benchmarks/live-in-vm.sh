@@ -3,13 +3,14 @@
 #  1. gestured and lisgd alternately on the same virtual panel, the same stream of 40
 #     one-finger swipes (220 ms each, 100 ms apart): CPU ticks (utime+stime, /proc/PID/stat)
 #     of each daemon during the stream, and their threads' voluntary context switches;
+#     and the floor (floor-reader.c: every frame read, nothing done; then 16 ms batches);
 #  2. the system calls of one gestured run over that stream (strace -f -c);
 #  3. with two panels: startup to READY=1 (3 runs), RSS, and the latency from the kernel's
 #     stamp of the deciding SYN_REPORT to posix_spawn over 200 taps (gestured's debug line
 #     "pid N spawned L µs after its firing's event").
 #
 #   live-in-vm.sh RESULTS RUNS
-# Needs GESTURED and GESTURED_TOUCH in the environment; lisgd from Debian on the host.
+# Needs GESTURED, GESTURED_TOUCH and FLOOR_READER in the environment; lisgd from Debian on the host.
 set -euo pipefail
 results="$1"
 runs="${2:-3}"
@@ -83,6 +84,16 @@ for run in $(seq 1 "$runs"); do
   measure lisgd "$lisgd_pid"
   kill "$lisgd_pid"; wait "$lisgd_pid" 2>/dev/null || true
   echo "lisgd run $run fired $(count_lines "$SCENARIO_DIR/lisgd.out") of 40" | tee -a "$results/live-runs.txt"
+
+  # The floor (floor-reader.c): every frame read as it comes, nothing else done; then the
+  # same reading a 16 ms batch at a time.
+  for batch in 0 16; do
+    "$FLOOR_READER" "$panel" "$batch" > "$SCENARIO_DIR/floor.log" 2>&1 &
+    floor_pid=$!
+    measure "floor-$batch" "$floor_pid"
+    kill "$floor_pid"; wait "$floor_pid" 2>/dev/null || true
+    echo "floor-$batch run $run: $(cat "$SCENARIO_DIR/floor.log")" | tee -a "$results/live-runs.txt"
+  done
 done
 
 if command -v strace > /dev/null; then
@@ -128,6 +139,8 @@ wait "$TOUCH_PID" 2>/dev/null || true
 awk '
   $1 == "gestured" && $2 ~ /^[0-9]+$/ { g[++ng] = $2 }
   $1 == "lisgd" && $2 ~ /^[0-9]+$/ { l[++nl] = $2 }
+  $1 == "floor-0" && $2 ~ /^[0-9]+$/ { f[++nf] = $2 }
+  $1 == "floor-16" && $2 ~ /^[0-9]+$/ { b[++nb] = $2 }
   function median(a, n,   i, j, t) {
     for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
@@ -137,6 +150,10 @@ awk '
     for (i = 1; i <= ng && i <= nl; i++) pairs = pairs sprintf(" %d/%d", g[i], l[i])
     mg = median(g, ng); ml = median(l, nl)
     printf "live: gestured %s ticks, lisgd %s ticks (medians of %d runs; pairs%s); ratio %.2f\n", mg, ml, ng, pairs, (ml > 0 ? mg / ml : -1)
+    if (nf > 0 && ml > 0) {
+      mf = median(f, nf); mb = median(b, nb)
+      printf "floor: every frame read and nothing done %s ticks (%.2f x lisgd), read 16 ms at a time %s ticks (%.2f x lisgd)\n", mf, mf / ml, mb, mb / ml
+    }
   }' "$results/live-runs.txt" | tee "$results/live-summary.txt"
 
 # --- Two panels: startup, RSS, latency ---------------------------------------------------
