@@ -72,15 +72,33 @@ public struct DeviceEngine {
     }
   }
 
+  /// Positions go in a tight loop (`takeSlotPositions`); each event it stops at (a frame's
+  /// end, a contact's start or end, a deadline due before it) goes through `feed`.
   private mutating func handleSlotEvents(_ events: UnsafeBufferPointer<RawEvent>, into output: inout [GestureEvent]) {
-    for event in events { feed(event, as: .slots, into: &output) }
+    var index = 0
+    while index < events.count {
+      index = assembler.takeSlotPositions(events, from: index, latest: latestWithoutDeadline)
+      guard index < events.count else { return }
+      feed(events[index], as: .slots, into: &output)
+      index += 1
+    }
   }
 
+  /// As `handleSlotEvents`, with `takeAnonymousReports`.
   private mutating func handleAnonymousEvents(
     _ events: UnsafeBufferPointer<RawEvent>, into output: inout [GestureEvent]
   ) {
-    for event in events { feed(event, as: .anonymous, into: &output) }
+    var index = 0
+    while index < events.count {
+      index = assembler.takeAnonymousReports(events, from: index, latest: latestWithoutDeadline)
+      guard index < events.count else { return }
+      feed(events[index], as: .anonymous, into: &output)
+      index += 1
+    }
   }
+
+  /// The latest event time that runs no deadline first (`feed` runs one due before its event).
+  private var latestWithoutDeadline: Int64 { nextDeadline?.microseconds ?? .max }
 
   @inline(__always)
   private mutating func feed(_ event: RawEvent, as mode: FrameAssembler.Mode, into output: inout [GestureEvent]) {

@@ -28,12 +28,17 @@ struct GestureArbiter {
   private let slop: Double
   /// `slop` for the per-frame comparisons, without a square root.
   private let slopLimit: DistanceLimit
+  /// What the continuous kinds are recognized at.
+  private let limits: RecognitionLimits
   private let multiTapDistance: Double
   private let edgeWidth: Double
   private let index: BindingIndex
   private let tapRule: TapSlopRule
 
   private var contacts: [Contact] = []
+  /// The contacts not dropped: counted as they land, lift and are dropped, since every
+  /// frame asks.
+  private var liveContacts = 0
   /// Where `contactIndex(of:)` starts looking.
   private var lookupHint = 0
   private var sequence = TouchSequence()
@@ -98,6 +103,7 @@ struct GestureArbiter {
     index = BindingIndex(profile: profile, maxFingers: TouchSequence.maxFingers)
     tapRule = TapSlopRule(slop: slop)
     slopLimit = DistanceLimit(slop)
+    limits = RecognitionLimits(thresholds, slop: slop)
     forwarding = profile.forward
     contacts.reserveCapacity(Self.maxContacts)
     levels.reserveCapacity(profile.bindings.count)
@@ -167,6 +173,7 @@ struct GestureArbiter {
     }
     for i in contacts.indices where !contacts[i].dropped && time >= contacts[i].anchorTime + thresholds.stuckContact {
       contacts[i].dropped = true
+      liveContacts -= 1
       if tracing { note("contact \(contacts[i].id) dropped: no movement for \(thresholds.stuckContact / 1000) ms") }
       if state.isActive { cancelSequence(into: &output) }
     }
@@ -218,8 +225,6 @@ struct GestureArbiter {
     return nil
   }
 
-  private var liveContacts: Int { contacts.reduce(0) { $0 + ($1.dropped ? 0 : 1) } }
-
   private mutating func began(_ change: ContactChange, into output: inout [GestureEvent]) {
     if contacts.contains(where: { $0.id == change.id }) {
       impossible("contact \(change.id) landed twice")
@@ -231,6 +236,7 @@ struct GestureArbiter {
     }
     let wasIdle = liveContacts == 0
     contacts.append(Contact(id: change.id, anchor: change.position, anchorTime: now))
+    liveContacts += 1
     if wasIdle || !state.isActive {
       // A first finger, or only dropped contacts were down: the new finger starts afresh.
       if state.isActive { endSequence(into: &output) }
@@ -255,7 +261,8 @@ struct GestureArbiter {
       contacts[c].anchor = change.position
       contacts[c].anchorTime = now
     }
-    guard state.isActive, let f = sequence.index(of: change.id) else { return }
+    // A closed sequence fires nothing more: where its fingers are is never read again.
+    guard state.isActive, !state.isClosed, let f = sequence.index(of: change.id) else { return }
     sequence.fingers[f].current = change.position
     // The travel from where the finger landed only matters to the tap and the long press,
     // and only beyond the slop: within it, both take 0 as they would the real distance.
@@ -279,6 +286,7 @@ struct GestureArbiter {
     }
     let wasDropped = contacts[c].dropped
     contacts.remove(at: c)
+    if !wasDropped { liveContacts -= 1 }
     guard !wasDropped, state.isActive else { return }
     if change.phase == .cancelled {
       cancelSequence(into: &output)
@@ -507,27 +515,39 @@ struct GestureArbiter {
   /// Only the kinds bound for this sequence are followed: nothing reads an unbound kind's
   /// measure (it fires nothing, and `bound` changes only where every reference is taken
   /// afresh, in `fingersLanded`).
+  /// A closed sequence fires nothing more, steps nor ends: nothing reads its measures.
   private mutating func followContinuous(into output: inout [GestureEvent]) {
-    guard !bound.continuousKinds.isEmpty else { return }
+    guard !bound.continuousKinds.isEmpty, !state.isClosed else { return }
     continuous.update(sequence.fingers, geometry: geometry, kinds: bound.continuousKinds)
     evaluateContinuous(into: &output)
   }
 
   /// Moves every level to the current measures; recognized kinds step, the others are
   /// checked against their thresholds (once the count is fixed and nothing closed).
+  ///
+  /// Only tracking and recognized kinds are looked at: a waiting kind has no measure, and a
+  /// failed one never fires again in this sequence, so where its levels stand is never read.
   private mutating func evaluateContinuous(into output: inout [GestureEvent]) {
     let stepping = state == .open || !state.claimed.isEmpty
-    for kind in GestureKind.continuous where bound.continuousKinds.contains(kind) {
+    // `levels` is in the order of `GestureKind.continuous` (see `fingersLanded`): each
+    // kind's levels are the run that follows the previous kind's.
+    var levelEnd = 0
+    for kind in GestureKind.continuous {
+      let levelStart = levelEnd
+      while levelEnd < levels.count, levels[levelEnd].kind == kind { levelEnd += 1 }
+      guard bound.continuousKinds.contains(kind) else { continue }
       let recognized = continuous.isRecognized(kind)
-      for i in levels.indices where levels[i].kind == kind {
-        guard let measure = continuous.levelMeasure(kind, along: levels[i].direction) else { continue }
+      guard recognized || continuous.isTracking(kind) else { continue }
+      for i in levelStart..<levelEnd {
+        guard let measure = continuous.levelMeasure(kind, along: levels[i].direction),
+          levels[i].wouldMove(measure)
+        else { continue }
         let moved = levels[i].follow(measure)
         if recognized && stepping { fireSteps(level: i, count: levels[i].steps(for: moved), into: &output) }
       }
-      guard stepping, !recognized, continuous.isTracking(kind),
-        let direction = continuous.crossed(kind, bound.continuous, thresholds: thresholds, slop: slop)
+      guard stepping, !recognized,
+        let direction = continuous.recognizeIfCrossed(kind, bound.continuous, limits: limits, trace: &tracer)
       else { continue }
-      continuous.recognize(kind, direction, trace: &tracer)
       win(kind, into: &output)
       if let oneShot = bound.continuous.first(where: { $0.kind == kind && $0.direction == direction && $0.width == nil }
       ) {
@@ -624,6 +644,7 @@ struct GestureArbiter {
     if case .claimed = state { endSteps(into: &output) }
     if state.isActive { transition(.reset) }
     contacts.removeAll(keepingCapacity: true)
+    liveContacts = 0
     multiTap.reset()
     // Nothing is decided for what was held: the runtime drops it with the reset.
     chainSequences.removeAll(keepingCapacity: true)

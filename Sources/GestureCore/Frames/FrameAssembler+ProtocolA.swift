@@ -44,6 +44,56 @@ extension FrameAssembler {
     }
   }
 
+  /// The events that make most of a protocol A stream, from `events[start...]`: a
+  /// contact's axes and its SYN_MT_REPORT, the same as `feed` on each, without its tests
+  /// per event and with the report being described in registers (the storage made
+  /// writable once, not at every report). Stops at the first other event (a frame's end, a
+  /// drop) or the first stamped after `latest`; returns its index, for `feed`.
+  mutating func takeAnonymousReports(_ events: UnsafeBufferPointer<RawEvent>, from start: Int, latest: Int64) -> Int {
+    guard !droppingUntilReport else { return start }
+    startFrameIfDelivered()
+    let reported = writableStorage().reported
+    let capacity = storage.contactCapacity
+    var count = reportedCount
+    var report = pendingReport
+    var index = start
+    while index < events.count {
+      let event = events[index]
+      guard event.time.microseconds <= latest else { break }
+      if event.type == EventType.abs {
+        switch event.code {
+        case AbsCode.mtPositionX:
+          report.x = event.value
+          report.hasPosition = true
+        case AbsCode.mtPositionY:
+          report.y = event.value
+          report.hasPosition = true
+        case AbsCode.mtTrackingID:
+          report.trackingID = max(event.value, -1)
+        case AbsCode.mtToolType:
+          report.ignored = Self.isIgnoredTool(event.value)
+        default:
+          break
+        }
+      } else if event.type == EventType.syn, event.code == SynCode.mtReport {
+        if report.hasPosition, count < capacity {
+          reported[count] = AnonymousContact(
+            x: report.x, y: report.y, trackingID: report.trackingID, ignored: report.ignored)
+          count += 1
+        }
+        report.hasPosition = false
+        report.trackingID = -1
+        report.ignored = false
+      } else if event.type != EventType.msc {
+        break
+      }
+      index += 1
+    }
+    reportedCount = count
+    pendingReport = report
+    return index
+  }
+
   /// SYN_MT_REPORT: the pending report becomes one of the frame's contacts. A report
   /// without a position (the empty SYN_MT_REPORT of "no contacts") adds nothing.
   mutating func endAnonymousReport() {

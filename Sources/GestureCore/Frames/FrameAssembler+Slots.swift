@@ -57,6 +57,50 @@ extension FrameAssembler {
     }
   }
 
+  /// The events that make most of a protocol B stream, from `events[start...]`: slot
+  /// selections, positions and the axes it ignores, the same as `feed` on each, without
+  /// its tests per event (the protocol, a frame to empty, a drop in progress) and with the
+  /// slot and the touched slots in registers. Stops at the first other event (a frame's
+  /// end, a contact's start or end, a tool type) or the first stamped after `latest`
+  /// (something falls due before it); returns its index, for `feed`.
+  mutating func takeSlotPositions(_ events: UnsafeBufferPointer<RawEvent>, from start: Int, latest: Int64) -> Int {
+    guard !droppingUntilReport else { return start }
+    startFrameIfDelivered()
+    var index = start
+    var slot = currentSlot
+    var dirty = dirtySlots
+    scan: while index < events.count {
+      let event = events[index]
+      guard event.time.microseconds <= latest else { break }
+      if event.type == EventType.abs {
+        switch event.code {
+        case AbsCode.mtPositionX:
+          if slot >= 0 {
+            slots[slot].x = event.value
+            dirty |= 1 << UInt64(slot)
+          }
+        case AbsCode.mtPositionY:
+          if slot >= 0 {
+            slots[slot].y = event.value
+            dirty |= 1 << UInt64(slot)
+          }
+        case AbsCode.mtSlot:
+          slot = event.value >= 0 && Int(event.value) < slotCount ? Int(event.value) : -1
+        case AbsCode.mtTrackingID, AbsCode.mtToolType:
+          break scan
+        default:
+          break
+        }
+      } else if event.type != EventType.msc {
+        break
+      }
+      index += 1
+    }
+    currentSlot = slot
+    dirtySlots = dirty
+    return index
+  }
+
   @inline(__always)
   mutating func handleSingleTouchAxis(code: UInt16, value: Int32) {
     switch code {

@@ -123,10 +123,7 @@ public struct FrameAssembler: Sendable {
   /// per batch, so that each event's path holds no test of it.
   @inline(__always)
   mutating func feed(_ event: RawEvent, as mode: Mode) -> Bool {
-    if frameIsDelivered {
-      changeCount = 0
-      frameIsDelivered = false
-    }
+    startFrameIfDelivered()
     if droppingUntilReport {
       if event.type == EventType.syn, event.code == SynCode.report {
         droppingUntilReport = false
@@ -174,10 +171,7 @@ public struct FrameAssembler: Sendable {
   /// Cancelled contacts stay ignored until the device ends them (their tracking id ends,
   /// the button lifts, protocol A stops reporting them).
   public mutating func cancelAll(at time: Timestamp) -> Bool {
-    if frameIsDelivered {
-      changeCount = 0
-      frameIsDelivered = false
-    }
+    startFrameIfDelivered()
     _ = writableStorage()
     cancelChangesOfIncompleteFrame()
     switch mode {
@@ -189,6 +183,15 @@ public struct FrameAssembler: Sendable {
   }
 
   // MARK: - Frames
+
+  /// Every event (and a cancel) starts by emptying the frame last handed out.
+  @inline(__always)
+  mutating func startFrameIfDelivered() {
+    if frameIsDelivered {
+      changeCount = 0
+      frameIsDelivered = false
+    }
+  }
 
   mutating func completeFrame(at time: Timestamp) -> Bool {
     _ = writableStorage()

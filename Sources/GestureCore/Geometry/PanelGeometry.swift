@@ -45,6 +45,14 @@ public struct PanelGeometry: Hashable, Sendable {
   /// recognizers measure reads them).
   public let width: Double
   public let height: Double
+  /// `userPoint`'s constants, worked out once: each axis's minimum and range as Doubles,
+  /// and whether the calibration is the identity (then its products and sums, which give
+  /// back their input bit for bit, are skipped).
+  private let xMinimum: Double
+  private let xRange: Double
+  private let yMinimum: Double
+  private let yRange: Double
+  private let isUncalibrated: Bool
   public var diagonal: Double { (width * width + height * height).squareRoot() }
 
   public init(
@@ -78,6 +86,11 @@ public struct PanelGeometry: Hashable, Sendable {
     let sideways = rotation == .quarter || rotation == .threeQuarters
     width = sideways ? deviceHeight : deviceWidth
     height = sideways ? deviceWidth : deviceHeight
+    xMinimum = Double(xAxis.minimum)
+    xRange = unitsX
+    yMinimum = Double(yAxis.minimum)
+    yRange = unitsY
+    isUncalibrated = self.calibration == (1, 0, 0, 0, 1, 0)
   }
 
   /// The config's limits for a calibration (entries within ±1000, |a·e − b·d| ≥ 1e-6), checked
@@ -114,14 +127,20 @@ public struct PanelGeometry: Hashable, Sendable {
   /// A device position in axis units → the user's normalized coordinates.
   public func userPoint(x rawX: Int32, y rawY: Int32) -> Point {
     let range = Self.normalizedRange
-    func normalized(_ raw: Int32, _ axis: AxisInfo) -> Double {
-      let value = (Double(raw) - Double(axis.minimum)) / Double(max(1, Int64(axis.maximum) - Int64(axis.minimum)))
-      return min(max(value, range.lowerBound), range.upperBound)
+    func normalized(_ raw: Int32, _ minimum: Double, _ units: Double) -> Double {
+      min(max((Double(raw) - minimum) / units, range.lowerBound), range.upperBound)
     }
-    let (nx, ny) = (normalized(rawX, xAxis), normalized(rawY, yAxis))
-    let (a, b, c, d, e, f) = calibration
-    let cx = a * nx + b * ny + c
-    let cy = d * nx + e * ny + f
+    let (nx, ny) = (normalized(rawX, xMinimum, xRange), normalized(rawY, yMinimum, yRange))
+    // 1·n + 0·m + 0 is n exactly (n is finite and never -0, m finite).
+    let cx: Double
+    let cy: Double
+    if isUncalibrated {
+      (cx, cy) = (nx, ny)
+    } else {
+      let (a, b, c, d, e, f) = calibration
+      cx = a * nx + b * ny + c
+      cy = d * nx + e * ny + f
+    }
     switch rotation {
     case .none: return Point(x: cx, y: cy)
     case .quarter: return Point(x: 1 - cy, y: cx)

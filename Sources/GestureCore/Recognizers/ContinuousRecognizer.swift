@@ -12,9 +12,26 @@ protocol GestureMeasure: CustomStringConvertible {
   /// directions that raise a level); see `ContinuousMeasure`.
   func levelMeasure(along direction: Direction) -> Double
   /// The bound direction whose recognition threshold the gesture has crossed, if any.
-  func crossed(_ bound: [BindingIndex.Continuous], thresholds: Thresholds, slop: Double) -> Direction?
+  func crossed(_ bound: [BindingIndex.Continuous], limits: RecognitionLimits) -> Direction?
   /// Puts the values a firing reports (scale, angle, dx/dy) into `event`.
   func report(into event: inout GestureEvent)
+}
+
+/// The thresholds the continuous measures are recognized at (from `Thresholds`, `tap-slop`
+/// in millimetres): four numbers, where passing the whole `Thresholds` made the arbiter
+/// copy it (144 bytes) for every tracking kind in every frame.
+struct RecognitionLimits {
+  var pinchIn: Double
+  var pinchOut: Double
+  var rotateAngle: Double
+  var slop: Double
+
+  init(_ thresholds: Thresholds, slop: Double) {
+    pinchIn = thresholds.pinchIn
+    pinchOut = thresholds.pinchOut
+    rotateAngle = thresholds.rotateAngle
+    self.slop = slop
+  }
 }
 
 /// The recognizer every continuous kind shares:
@@ -56,8 +73,14 @@ struct ContinuousRecognizer<Measure: GestureMeasure> {
     return false
   }
 
+  /// Matched, not compared: `==` on a state with payloads costs a call per frame.
+  var isTracking: Bool {
+    if case .tracking = state { return true }
+    return false
+  }
+
   /// Tracking or recognized: the measure follows the fingers.
-  var isLive: Bool { state == .tracking || isRecognized }
+  var isLive: Bool { isTracking || isRecognized }
 
   /// A finger landed: the reference is taken afresh from all fingers down now.
   mutating func fingersLanded(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Transition<State>? {
@@ -110,9 +133,28 @@ struct StepLevel {
   var kind: GestureKind
   var direction: Direction
   var width: Double
-  var level = 0
+  private(set) var level: Int
+  /// The measures that move the level up and down, `(level ± 1) · width`: worked out when
+  /// the level moves rather than at every frame's `wouldMove`.
+  private var raiseAt: Double
+  private var lowerAt: Double
   /// Steps fired so far in this sequence (K of the last one).
   var fired = 0
+
+  init(binding: Int, kind: GestureKind, direction: Direction, width: Double, level: Int = 0) {
+    self.binding = binding
+    self.kind = kind
+    self.direction = direction
+    self.width = width
+    self.level = level
+    raiseAt = Double(level + 1) * width
+    lowerAt = Double(level - 1) * width
+  }
+
+  /// Whether `follow(measure)` may move the level: most frames it does not, and this reads
+  /// the level without the write (and the array's uniqueness check) of `follow`. Never
+  /// false where `follow` would move (an infinite measure says true; `follow` declines it).
+  func wouldMove(_ measure: Double) -> Bool { measure >= raiseAt || measure <= lowerAt }
 
   /// Moves the level to follow `measure`; returns the signed number of levels moved.
   /// Bounded so that an absurd measure cannot flood the output in one frame.
@@ -128,6 +170,8 @@ struct StepLevel {
       level -= 1
       moved -= 1
     }
+    raiseAt = Double(level + 1) * width
+    lowerAt = Double(level - 1) * width
     return moved
   }
 

@@ -40,12 +40,22 @@ struct ContinuousRecognizers {
     if fails(.rotate) { trace.record("rotate", rotate.fail(why)) }
   }
 
-  mutating func recognize(_ kind: GestureKind, _ direction: Direction, trace: inout Tracer) {
+  /// Recognizes `kind` if it is tracking and its measure has crossed the threshold of a
+  /// bound direction; returns that direction. Mutating, so the arbiter passes these
+  /// recognizers in place: a non-mutating call copied them (160 bytes) every frame.
+  mutating func recognizeIfCrossed(
+    _ kind: GestureKind, _ bound: [BindingIndex.Continuous], limits: RecognitionLimits, trace: inout Tracer
+  ) -> Direction? {
+    func attempt<M>(_ r: inout ContinuousRecognizer<M>, _ name: String) -> Direction? {
+      guard r.isTracking, let direction = r.measure?.crossed(bound, limits: limits) else { return nil }
+      trace.record(name, r.recognize(direction))
+      return direction
+    }
     switch kind {
-    case .pan: trace.record("pan", pan.recognize(direction))
-    case .pinch: trace.record("pinch", pinch.recognize(direction))
-    case .rotate: trace.record("rotate", rotate.recognize(direction))
-    case .tap, .longPress, .swipe: break
+    case .pan: return attempt(&pan, "pan")
+    case .pinch: return attempt(&pinch, "pinch")
+    case .rotate: return attempt(&rotate, "rotate")
+    case .tap, .longPress, .swipe: return nil
     }
   }
 
@@ -71,22 +81,10 @@ struct ContinuousRecognizers {
 
   func isTracking(_ kind: GestureKind) -> Bool {
     switch kind {
-    case .pan: pan.state == .tracking
-    case .pinch: pinch.state == .tracking
-    case .rotate: rotate.state == .tracking
+    case .pan: pan.isTracking
+    case .pinch: pinch.isTracking
+    case .rotate: rotate.isTracking
     case .tap, .longPress, .swipe: false
-    }
-  }
-
-  /// The bound direction whose threshold `kind` has crossed, if any.
-  func crossed(_ kind: GestureKind, _ bound: [BindingIndex.Continuous], thresholds: Thresholds, slop: Double)
-    -> Direction?
-  {
-    switch kind {
-    case .pan: pan.measure?.crossed(bound, thresholds: thresholds, slop: slop)
-    case .pinch: pinch.measure?.crossed(bound, thresholds: thresholds, slop: slop)
-    case .rotate: rotate.measure?.crossed(bound, thresholds: thresholds, slop: slop)
-    case .tap, .longPress, .swipe: nil
     }
   }
 

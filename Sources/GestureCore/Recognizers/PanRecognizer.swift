@@ -29,10 +29,10 @@ struct PanMeasure: GestureMeasure {
 
   func levelMeasure(along direction: Direction) -> Double { direction.isHorizontal ? dx : dy }
 
-  func crossed(_ bound: [BindingIndex.Continuous], thresholds: Thresholds, slop: Double) -> Direction? {
+  func crossed(_ bound: [BindingIndex.Continuous], limits: RecognitionLimits) -> Direction? {
     for candidate in bound where candidate.kind == .pan {
       let along = levelMeasure(along: candidate.direction) * (candidate.direction.raisesLevel ? 1 : -1)
-      if along >= max(candidate.step ?? 0, slop) { return candidate.direction }
+      if along >= max(candidate.step ?? 0, limits.slop) { return candidate.direction }
     }
     return nil
   }

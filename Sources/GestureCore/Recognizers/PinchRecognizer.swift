@@ -8,6 +8,8 @@ struct PinchMeasure: GestureMeasure {
   var baseline: Double
   /// Distance now / baseline.
   private(set) var scale = 1.0
+  /// ln `scale`, the measure levels follow: worked out once per frame, not once per level.
+  private var logScale = 0.0
 
   static func reference(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Result<Self, RecognizerFailure> {
     let span = geometry.distance(fingers[0].current, fingers[1].current)
@@ -17,15 +19,16 @@ struct PinchMeasure: GestureMeasure {
 
   mutating func update(_ fingers: [SequenceFinger], geometry: PanelGeometry) {
     scale = geometry.distance(fingers[0].current, fingers[1].current) / baseline
+    logScale = naturalLog(scale)
   }
 
-  func levelMeasure(along direction: Direction) -> Double { naturalLog(scale) }
+  func levelMeasure(along direction: Direction) -> Double { logScale }
 
-  func crossed(_ bound: [BindingIndex.Continuous], thresholds: Thresholds, slop: Double) -> Direction? {
+  func crossed(_ bound: [BindingIndex.Continuous], limits: RecognitionLimits) -> Direction? {
     let direction: Direction
-    if scale <= thresholds.pinchIn {
+    if scale <= limits.pinchIn {
       direction = .in
-    } else if scale >= thresholds.pinchOut {
+    } else if scale >= limits.pinchOut {
       direction = .out
     } else {
       return nil

@@ -28,8 +28,8 @@ struct RotateMeasure: GestureMeasure {
 
   func levelMeasure(along direction: Direction) -> Double { angle }
 
-  func crossed(_ bound: [BindingIndex.Continuous], thresholds: Thresholds, slop: Double) -> Direction? {
-    guard abs(angle) >= thresholds.rotateAngle else { return nil }
+  func crossed(_ bound: [BindingIndex.Continuous], limits: RecognitionLimits) -> Direction? {
+    guard abs(angle) >= limits.rotateAngle else { return nil }
     let direction: Direction = angle > 0 ? .clockwise : .counterclockwise
     return bound.contains { $0.kind == .rotate && $0.direction == direction } ? direction : nil
   }

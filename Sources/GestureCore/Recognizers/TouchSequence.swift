@@ -88,7 +88,11 @@ enum SequenceState: Equatable, CustomStringConvertible {
     }
   }
 
-  var isActive: Bool { self != .idle }
+  /// Matched, not compared: `!=` on a state with payloads costs a call, several per frame.
+  var isActive: Bool {
+    if case .idle = self { return false }
+    return true
+  }
   var countFixed: Bool {
     switch self {
     case .idle, .landing: false
