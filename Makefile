@@ -403,6 +403,8 @@ link-order: deps $(STATIC_CXX_DIR)/libstdc++.a
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y valgrind; }
 	$(SUDO) Tests/VM/setup.sh
 	rm -rf $(ORDER_DIR) && mkdir -p $(ORDER_DIR)
+	@# Linked every time: the map is written only by a link.
+	rm -f $(ORDER_SCRATCH)/release/gestured
 	$(SWIFT) build --scratch-path $(ORDER_SCRATCH) $(SWIFT_FLAGS) -c release $(RELEASE_LINK_FLAGS) \
 	  -Xlinker --strip-debug -Xlinker --no-demangle -Xlinker -Map=$(abspath $(ORDER_DIR))/gestured.map \
 	  --product gestured
