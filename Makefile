@@ -14,6 +14,7 @@
 #   make bench      the figures of BENCHMARKS.md this machine measures (core, replay)
 #   make bench-vm   the live path in a VM: gestured's CPU against lisgd's on one stream
 #   make bench-vm-profile  the instructions gestured and lisgd execute on it (callgrind)
+#   make link-order the list of functions the release link places first (a VM run)
 #
 # SCRATCH picks SwiftPM's build directory (default .build), so several checkouts or
 # engineers can build side by side: `make test SCRATCH=.build-mine`.
@@ -74,17 +75,27 @@ GESTURED := $(SCRATCH)/release/gestured
 # - libstdc++ and libgcc's unwinder linked in (the Swift runtime needs a few string and
 #   new/delete functions of libstdc++): the loader no longer maps libstdc++.so and its
 #   600 KB of symbol tables. docs/packaging.md says what this means for security updates.
+# - one section per function in our modules, and the functions that start-up and the
+#   event loop run placed first in .text (LINK_ORDER, which `make link-order` makes from a
+#   callgrind run in the VM): the pages they touch, and the 64 KB around each page fault
+#   that the kernel maps with it, hold code that runs. A listed function that no longer
+#   exists is skipped without a word (--no-warn-symbol-ordering); a stale list costs
+#   memory, never correctness.
 # libstdc++.a is found first through STATIC_CXX_DIR: the static stdlib's link arguments
 # name -lstdc++ after every flag given here, so -Bstatic cannot reach it.
 STATIC_CXX_DIR := $(SCRATCH)/static-libstdc++
-RELEASE_FLAGS := --static-swift-stdlib --disable-local-rpath -Xlinker --strip-all \
+LINK_ORDER := Sources/gestured/link-order.txt
+RELEASE_LINK_FLAGS := --static-swift-stdlib --disable-local-rpath \
   -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now \
   -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
-  -Xswiftc -L$(abspath $(STATIC_CXX_DIR)) -Xswiftc -Xclang-linker -Xswiftc -static-libgcc
+  -Xswiftc -L$(abspath $(STATIC_CXX_DIR)) -Xswiftc -Xclang-linker -Xswiftc -static-libgcc \
+  -Xswiftc -Xfrontend -Xswiftc -function-sections \
+  -Xlinker --symbol-ordering-file=$(abspath $(LINK_ORDER)) -Xlinker --no-warn-symbol-ordering
+RELEASE_FLAGS := $(RELEASE_LINK_FLAGS) -Xlinker --strip-all
 
 .PHONY: all deps test-deps build run demo test test-unit test-example test-vm install uninstall format lint clean \
   check-binary man check-man test-completion deb check-deb check-packaging \
-  fuzz fuzz-smoke fuzz-build bench bench-vm bench-vm-profile test-asan
+  fuzz fuzz-smoke fuzz-build bench bench-vm bench-vm-profile link-order test-asan
 
 all: build
 
@@ -97,7 +108,10 @@ deps:
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y $(APT_PACKAGES); \
 	fi
 
+# SwiftPM does not know LINK_ORDER: a binary older than it is removed, so that it is
+# linked again.
 build: deps man $(STATIC_CXX_DIR)/libstdc++.a
+	@if [ $(GESTURED) -ot $(LINK_ORDER) ]; then rm -f $(GESTURED); fi
 	$(BUILD) -c release $(RELEASE_FLAGS) --product gestured
 
 # GCC's libstdc++.a (package libstdc++-12-dev, which the Swift toolchain needs too), alone
@@ -379,6 +393,29 @@ bench-vm-profile: build
 	  env GESTURED=$(abspath $(PROFILE_SCRATCH))/release/gestured \
 	  GESTURED_TOUCH=$(abspath $(SCRATCH)/release/gestured-touch) \
 	  Tests/Benchmarks/profile-in-vm.sh $(abspath $(BENCH_DIR)/vm-profile)
+
+# LINK_ORDER again (BENCHMARKS.md, "Memory"), after code changed what start-up or the loop
+# runs: gestured (release, the same link, its symbols kept) under callgrind in one VM boot
+# with two panels, start-up, then swipes and taps with their actions; link-order.py keeps
+# the functions that have a section of their own, by lld's map of that link.
+ORDER_SCRATCH := $(SCRATCH)-link-order
+ORDER_DIR := $(BENCH_DIR)/link-order
+link-order: deps $(STATIC_CXX_DIR)/libstdc++.a
+	@command -v valgrind >/dev/null || { echo "link-order: installing valgrind"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y valgrind; }
+	$(SUDO) Tests/VM/setup.sh
+	rm -rf $(ORDER_DIR) && mkdir -p $(ORDER_DIR)
+	@# Linked every time: the map is written only by a link.
+	rm -f $(ORDER_SCRATCH)/release/gestured
+	$(SWIFT) build --scratch-path $(ORDER_SCRATCH) $(SWIFT_FLAGS) -c release $(RELEASE_LINK_FLAGS) \
+	  -Xlinker --strip-debug -Xlinker --no-demangle -Xlinker -Map=$(abspath $(ORDER_DIR))/gestured.map \
+	  --product gestured
+	$(BUILD) -c release $(RELEASE_FLAGS) --product gestured-touch
+	Tests/VM/run-in-vm.sh --rwdir $(abspath $(ORDER_DIR)) -- \
+	  env GESTURED=$(abspath $(ORDER_SCRATCH))/release/gestured \
+	  GESTURED_TOUCH=$(abspath $(SCRATCH)/release/gestured-touch) \
+	  Tests/Benchmarks/link-order-in-vm.sh $(abspath $(ORDER_DIR))
+	Tests/Benchmarks/link-order.py $(ORDER_DIR)/gestured.map $(ORDER_DIR) $(LINK_ORDER)
 
 format:
 	$(SWIFT) format -i -r Sources Tests Package.swift examples

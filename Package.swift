@@ -33,7 +33,9 @@ let package = Package(
       name: "GesturedRuntime",
       dependencies: ["GestureCore", "GesturedConfig", "GesturedSystem", "TouchGestures", "CEvdev", "CGesturedShim"]),
     .executableTarget(
-      name: "gestured", dependencies: ["GestureCore", "GesturedConfig", "GesturedSystem", "GesturedRuntime"]),
+      name: "gestured", dependencies: ["GestureCore", "GesturedConfig", "GesturedSystem", "GesturedRuntime"],
+      // The release link's symbol ordering file (Makefile LINK_ORDER), not a source.
+      exclude: ["link-order.txt"]),
     // Scripted touches → raw events / evemu recordings, for tests and the VM harness.
     .target(name: "TouchScript", dependencies: ["GestureCore"]),
     .executableTarget(name: "gestured-touch", dependencies: ["TouchScript", "GestureCore", "CEvdev"]),
