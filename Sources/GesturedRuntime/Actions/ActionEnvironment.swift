@@ -204,35 +204,16 @@ public struct ActionEnvironment: Sendable, Equatable {
 
   /// `NAME=value` entries sorted by name, as execve gets them.
   public var entries: [String] {
-    var entries: [String] = []
-    forEachEntry(
-      shared: {
-        entries.append(String(decoding: shared.bytes[shared.starts[$0]..<shared.starts[$0 + 1] - 1], as: UTF8.self))
-      },
-      override: { entries.append("\($0)=\($1)") })
-    return entries
+    let (count, byteCount) = execveCapacity
+    let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: byteCount)
+    defer { bytes.deallocate() }
+    let pointers = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: count)
+    defer { pointers.deallocate() }
+    let written = writeEntries(to: bytes, pointers: pointers)
+    return (0..<written).map { String(cString: pointers[$0]!) }
   }
 
   public static func == (a: ActionEnvironment, b: ActionEnvironment) -> Bool { a.variables == b.variables }
-
-  /// Visits the entries in name order: `shared(i)` for shared entry i, `override(name, value)`
-  /// for one set on top (which hides a shared one of the same name).
-  private func forEachEntry(shared sharedEntry: (Int) -> Void, override: (String, String) -> Void) {
-    let names = shared.names
-    var next = 0
-    for (name, value) in overrides {
-      while next < names.count, names[next] < name {
-        sharedEntry(next)
-        next += 1
-      }
-      if next < names.count, names[next] == name { next += 1 }
-      override(name, value)
-    }
-    while next < names.count {
-      sharedEntry(next)
-      next += 1
-    }
-  }
 
   /// At most how many entries and bytes `writeEntries` writes (hidden shared entries count).
   var execveCapacity: (entries: Int, bytes: Int) {
@@ -243,34 +224,46 @@ public struct ActionEnvironment: Sendable, Equatable {
 
   /// Writes every entry in name order as execve takes it, each at `bytes` onwards with its
   /// address in `pointers` onwards (room for `execveCapacity`); returns how many were written.
+  /// The shared entries between two set ones are copied in one piece: they are laid out in
+  /// order already.
   func writeEntries(
     to bytes: UnsafeMutablePointer<UInt8>, pointers: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
   ) -> Int {
-    var end = bytes
-    var count = 0
-    func start() {
-      pointers[count] = UnsafeMutableRawPointer(end).assumingMemoryBound(to: CChar.self)
-      count += 1
+    let names = shared.names
+    let starts = shared.starts
+    return shared.bytes.withUnsafeBufferPointer { sharedBytes in
+      var end = bytes
+      var count = 0
+      var next = 0
+      // Shared entries `next..<upTo`, at `end`.
+      func copyShared(upTo stop: Int) {
+        guard next < stop, let base = sharedBytes.baseAddress else { return }
+        let from = starts[next]
+        for index in next..<stop {
+          pointers[count] = UnsafeMutableRawPointer(end + (starts[index] - from)).assumingMemoryBound(to: CChar.self)
+          count += 1
+        }
+        let length = starts[stop] - from
+        end.update(from: base + from, count: length)
+        end += length
+      }
+      for (name, value) in overrides {
+        var stop = next
+        while stop < names.count, names[stop] < name { stop += 1 }
+        copyShared(upTo: stop)
+        next = stop
+        if next < names.count, names[next] == name { next += 1 }  // hidden by the set one
+        pointers[count] = UnsafeMutableRawPointer(end).assumingMemoryBound(to: CChar.self)
+        count += 1
+        end = Self.write(name, to: end)
+        end.pointee = UInt8(ascii: "=")
+        end = Self.write(value, to: end + 1)
+        end.pointee = 0
+        end += 1
+      }
+      copyShared(upTo: names.count)
+      return count
     }
-    shared.bytes.withUnsafeBufferPointer { sharedBytes in
-      forEachEntry(
-        shared: { index in
-          start()
-          let from = shared.starts[index]
-          let length = shared.starts[index + 1] - from
-          end.update(from: sharedBytes.baseAddress! + from, count: length)
-          end += length
-        },
-        override: { name, value in
-          start()
-          end = Self.write(name, to: end)
-          end.pointee = UInt8(ascii: "=")
-          end = Self.write(value, to: end + 1)
-          end.pointee = 0
-          end += 1
-        })
-    }
-    return count
   }
 
   /// `text`'s bytes at `destination`; returns the end.

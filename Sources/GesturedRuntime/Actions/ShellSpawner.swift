@@ -94,7 +94,7 @@ public func spawnShell(
   _ command: String, environment: ActionEnvironment, output: ActionOutput = .inherit,
   user: UserIdentity? = nil, fileActions: SpawnFileActions? = nil
 ) throws(SpawnError) -> SpawnedProcess {
-  guard !command.utf8.contains(0) else {
+  guard !ActionEnvironment.holdsNUL(command) else {
     throw SpawnError(operation: "spawn \(actionShell): the command holds a NUL byte", errno: .invalidArgument)
   }
   if let user {
@@ -123,8 +123,8 @@ public func spawnShell(
 
   var pid: pid_t = 0
   result = withExtendedLifetime(actionsOwner) {
-    ExecveArguments.with(command: command, environment: environment) { argv, envp in
-      posix_spawn(&pid, actionShell, actions, &attributes, argv, envp)
+    ExecveArguments.with(command: command, environment: environment) { shell, argv, envp in
+      posix_spawn(&pid, shell, actions, &attributes, argv, envp)
     }
   }
   guard result == 0 else {
@@ -207,10 +207,10 @@ private func spawnShell(
     case .standardError: (2, -1)
     case .descriptors(let out, let err): (out, err)
     }
-  let result = ExecveArguments.with(command: command, environment: environment) { argv, envp in
+  let result = ExecveArguments.with(command: command, environment: environment) { shell, argv, envp in
     user.groups.withUnsafeBufferPointer { groups in
       gestured_spawn_as_user(
-        actionShell, argv, envp, standardOutput, standardError, user.uid, user.gid,
+        shell, argv, envp, standardOutput, standardError, user.uid, user.gid,
         groups.baseAddress, groups.count)
     }
   }
@@ -227,14 +227,15 @@ private func spawnShell(
   return SpawnedProcess(pid: result.pid)
 }
 
-/// `/bin/sh -c command`'s argv and envp, NULL-terminated, in one allocation for the
+/// `/bin/sh -c command`'s path, argv and envp, NULL-terminated, in one allocation for the
 /// strings and one for the pointers, for the length of one call: the environment's shared
 /// entries are copied as they are, already laid out (no string is built or sorted here).
 enum ExecveArguments {
   static func with<R>(
     command: String, environment: ActionEnvironment,
     _ body: (
-      _ argv: UnsafePointer<UnsafeMutablePointer<CChar>?>, _ envp: UnsafePointer<UnsafeMutablePointer<CChar>?>
+      _ shell: UnsafePointer<CChar>, _ argv: UnsafePointer<UnsafeMutablePointer<CChar>?>,
+      _ envp: UnsafePointer<UnsafeMutablePointer<CChar>?>
     ) -> R
   ) -> R {
     let shellBytes = actionShell.utf8.count + 1
@@ -263,6 +264,7 @@ enum ExecveArguments {
     pointers[3] = nil
     let envp = pointers + 4
     envp[environment.writeEntries(to: end, pointers: envp)] = nil
-    return body(pointers, envp)
+    // The shell's path is argv[0]'s string: `actionShell` itself would be made a C string again.
+    return body(UnsafeRawPointer(bytes).assumingMemoryBound(to: CChar.self), pointers, envp)
   }
 }
