@@ -74,7 +74,6 @@ public final class Daemon: @unchecked Sendable {
       _read { yield recognizer.engine }
       _modify { yield &recognizer.engine }
     }
-
     /// `forward: true`, with its clone made: what does not become a gesture goes there.
     var forwarder: Forwarder?
     /// Set while the multiplexer watches the device.
@@ -708,7 +707,7 @@ public final class Daemon: @unchecked Sendable {
         output.write(FiringReport.jsonLine(file: devnode, deviceName: deviceName, firing: firing) + "\n")
       }
     case .actions:
-      guard let run else { return }
+      guard let run else { return }  // made for every binding in this mode
       runner?.run(run.request(for: firing, command: command, devnode: devnode))
     }
   }
