@@ -4,7 +4,8 @@ import GesturedConfig
 /// A firing with the names it refers to looked up in its profile, checked once, so that the
 /// JSON report, the action's environment and logs never index the profile blindly.
 public struct ResolvedFiring: Sendable {
-  public var event: GestureEvent
+  /// A constant: `payload` is derived from it.
+  public let event: GestureEvent
   public var profileName: String
   /// The profile's `environment:` and `user:`; the binding's own come with `action`.
   public var profileEnvironment: [String: String]
@@ -14,6 +15,9 @@ public struct ResolvedFiring: Sendable {
   public var bindingName: String
   /// nil when no region contains the start.
   public var regionName: String?
+  /// What the gesture's firings report (`GestureTraits.payload`), looked up once: the
+  /// traits are built anew at every call.
+  private let payload: [PayloadField]
 
   /// nil when the event names a binding or region the profile does not have (an engine bug;
   /// callers report it rather than trap).
@@ -35,6 +39,7 @@ public struct ResolvedFiring: Sendable {
     profileEnvironment = actions.environment
     profileUser = actions.user
     bindingName = profile.displayName(ofBinding: event.binding)
+    payload = event.gesture.traits.payload
   }
 
   /// What runs: the binding's `run` for one-shot firings and steps, its `end` for an end
@@ -53,7 +58,7 @@ public struct ResolvedFiring: Sendable {
   /// The first finger's down position, pulled into 0...1.
   public var position: Point { event.position.clamped }
 
-  private func reports(_ field: PayloadField) -> Bool { event.gesture.traits.payload.contains(field) }
+  private func reports(_ field: PayloadField) -> Bool { payload.contains(field) }
 
   /// Swipes, pans, pinches and rotations report a direction; taps and long presses do not.
   public var reportedDirection: Direction? { reports(.direction) ? event.direction : nil }

@@ -26,10 +26,21 @@ struct ShellSpawnerTests {
     return variables
   }
 
+  /// The entries execve gave the shell, in their order: `env` would also show the PWD that
+  /// dash exports on its own.
+  func environ(of environment: ActionEnvironment, file: String = "environ") throws -> [String] {
+    let status = try run(
+      "tr '\\0' '\\n' < /proc/$$/environ > '\(directory.path)/\(file)'; true", environment: environment)
+    #expect(status == .exited(0))
+    return try #require(directory.read(file)).split(separator: "\n").map(String.init)
+  }
+
   @Test func theEnvironmentIsExactlyTheDocumentedOne() throws {
     let profile = reportProfile()
     var actions = reportActions()
-    actions.environment = ["DISPLAY": ":0", "SHARED": "from-profile", "GESTURED_GESTURE": "forged"]
+    actions.environment = [
+      "DISPLAY": ":0", "SHARED": "from-profile", "GESTURED_GESTURE": "forged", "GESTURED_TAPS": "kept",
+    ]
     actions.bindings[2].environment = ["SHARED": "from-binding", "WAYLAND_DISPLAY": "wayland-1"]
     let pinch = GestureEvent(
       time: Timestamp(microseconds: 1_000_000), binding: 2, gesture: .pinch, fingers: 2,
@@ -39,29 +50,72 @@ struct ShellSpawnerTests {
     let environment = ActionEnvironment(
       firing: firing, deviceName: "Panel; rm -rf /", devnode: "/dev/input/event7",
       path: "/usr/bin:/bin")
-    // What execve received: `env` would also show the PWD that dash exports on its own.
-    let status = try run(
-      "tr '\\0' '\\n' < /proc/$$/environ > '\(directory.path)/env.txt'; true",
-      environment: environment)
-    #expect(status == .exited(0))
+    // Sorted by name; the config's GESTURED_GESTURE gives way, its GESTURED_TAPS (which a
+    // pinch does not set) stays.
+    let expected = [
+      "DISPLAY=:0",
+      "GESTURED_BINDING=pinch",
+      "GESTURED_DEVICE=Panel; rm -rf /",
+      "GESTURED_DEVNODE=/dev/input/event7",
+      "GESTURED_DIRECTION=out",
+      "GESTURED_FINGERS=2",
+      "GESTURED_GESTURE=pinch",
+      "GESTURED_PROFILE=lobby",
+      "GESTURED_REGION=corner",
+      "GESTURED_SCALE=1.3123",
+      "GESTURED_TAPS=kept",
+      "GESTURED_X=0.04",
+      "GESTURED_Y=1.0",
+      "PATH=/usr/bin:/bin",
+      "SHARED=from-binding",
+      "WAYLAND_DISPLAY=wayland-1",
+    ]
+    #expect(environment.entries == expected)
+    #expect(try environ(of: environment) == expected)
+
+    // The daemon's way: the binding's shared part made once, the firing's values on top.
+    let binding = Daemon.BindingRun(
+      profile: profile, profileIndex: 3, actions: actions, binding: 2, devnode: "/dev/input/event7",
+      deviceName: "Panel; rm -rf /", path: "/usr/bin:/bin")
+    let request = binding.request(for: firing, command: "zoom", devnode: "/dev/input/event7")
+    #expect(request.key == "3#2")
+    #expect(request.label == "lobby/pinch")
+    #expect(request.command == "zoom")
+    #expect(request.environment == environment)
+    #expect(try environ(of: request.environment, file: "daemon-environ") == expected)
+    // A second firing of the same binding gets its own values, the shared ones unchanged.
+    var later = pinch
+    later.scale = 0.5
+    later.region = nil
+    let second = try #require(ResolvedFiring(event: later, profile: profile, actions: actions))
+    let secondEntries = binding.request(for: second, command: "zoom", devnode: "/dev/input/event7")
+      .environment.entries
     #expect(
-      try variables(in: "env.txt") == [
-        "PATH": "/usr/bin:/bin",
-        "DISPLAY": ":0",
-        "SHARED": "from-binding",
-        "WAYLAND_DISPLAY": "wayland-1",
-        "GESTURED_GESTURE": "pinch",
-        "GESTURED_REGION": "corner",
-        "GESTURED_PROFILE": "lobby",
-        "GESTURED_BINDING": "pinch",
-        "GESTURED_DEVICE": "Panel; rm -rf /",
-        "GESTURED_DEVNODE": "/dev/input/event7",
-        "GESTURED_FINGERS": "2",
-        "GESTURED_DIRECTION": "out",
-        "GESTURED_SCALE": "1.3123",
-        "GESTURED_X": "0.04",
-        "GESTURED_Y": "1.0",
-      ])
+      secondEntries
+        == expected.filter { !$0.hasPrefix("GESTURED_REGION=") }.map {
+          $0.hasPrefix("GESTURED_SCALE=") ? "GESTURED_SCALE=0.5" : $0
+        })
+  }
+
+  @Test func theShellGetsTheCommandAsItsOnlyScript() throws {
+    let command = "tr '\\0' '\\n' < /proc/$$/cmdline > '\(directory.path)/argv'; true"
+    #expect(try run(command) == .exited(0))
+    #expect(directory.read("argv") == "/bin/sh\n-c\n\(command)\n")
+  }
+
+  @Test func aVariableSetLaterReplacesTheSharedOneOfItsName() throws {
+    let shared = ActionEnvironment.Shared(variables: ["A": "1", "B": "2", "D": "4", "bad=name": "x", "NUL": "a\u{0}b"])
+    var environment = ActionEnvironment(variables: ["A": "1", "B": "2", "D": "4"])
+    let accepted = [("B", "3"), ("AA", "x"), ("E", "5"), ("C", "c"), ("E", "6")].map { environment.set($0, $1) }
+    #expect(accepted == [true, true, true, true, true])
+    let expected = ["A=1", "AA=x", "B=3", "C=c", "D=4", "E=6"]
+    #expect(environment.entries == expected)
+    #expect(environment["B"] == "3")
+    #expect(environment["D"] == "4")
+    #expect(environment["Z"] == nil)
+    #expect(environment.variables == ["A": "1", "AA": "x", "B": "3", "C": "c", "D": "4", "E": "6"])
+    #expect(try environ(of: environment) == expected)
+    #expect(shared.names == ["A", "B", "D"], "entries execve cannot carry are left out")
   }
 
   @Test func fieldsThatDoNotApplyAreAbsent() throws {

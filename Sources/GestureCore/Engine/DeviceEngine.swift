@@ -9,11 +9,14 @@ public struct DeviceEngine {
   public let geometry: PanelGeometry
   // Internal for DeviceEngine+Observing.swift.
   private(set) var assembler: FrameAssembler
-  var arbiter: GestureArbiter
+  @usableFromInline var arbiter: GestureArbiter
   /// When the engine next needs `advance(to:)` if no event comes: worked out by the
   /// arbiter only when it ran (a frame, a deadline, a cancel), since raw events between
-  /// frames cannot move it; reading it is one load.
-  public var nextDeadline: Timestamp? { arbiter.nextDeadline }
+  /// frames cannot move it; reading it is one load. Inlinable, as `impossibleInputs`: a
+  /// call from another module is passed a copy of the whole engine (over 4 KB), the
+  /// daemon reads both at every wake-up, and inlined the read is a load from where the
+  /// engine is.
+  @inlinable public var nextDeadline: Timestamp? { arbiter.nextDeadline }
 
   /// nil when the device cannot report a position (no usable axes).
   public init?(device: DeviceDescription, profile: Profile) {
@@ -35,7 +38,7 @@ public struct DeviceEngine {
 
   /// Inputs that cannot happen if the engine is right, counted since it was made (see
   /// `GestureArbiter.impossibleInputs`); the daemon logs when this grows.
-  public var impossibleInputs: Int { arbiter.impossibleInputs }
+  @inlinable public var impossibleInputs: Int { arbiter.impossibleInputs }
 
   /// The trace lines collected since the last call.
   public mutating func takeTrace() -> [String] {

@@ -9,6 +9,7 @@
 ///
 /// Pure: time comes in with frames and `advance(to:)`; `nextDeadline` is when it next needs
 /// to run without a frame.
+@usableFromInline
 struct GestureArbiter {
   /// A contact the assembler reported as down.
   private struct Contact {
@@ -78,7 +79,7 @@ struct GestureArbiter {
   /// Inputs that cannot happen if the frame assembler and this arbiter are right (a contact
   /// moving that never landed, an event the sequence state has no transition for). Counted
   /// always, traced when tracing: never silently ignored.
-  private(set) var impossibleInputs = 0
+  @usableFromInline private(set) var impossibleInputs = 0
 
   // Forwarding (`forward: true`): what becomes of each sequence's raw frames.
   private let forwarding: Bool
@@ -116,7 +117,7 @@ struct GestureArbiter {
   /// the last `process`, `advance` or `reset`. Stored, because the arbiter's state only
   /// changes there, and because the engine reading the computed value made Swift copy the
   /// whole arbiter (1.2 KB) first, once per frame (even inlined).
-  private(set) var nextDeadline: Timestamp?
+  @usableFromInline private(set) var nextDeadline: Timestamp?
 
   /// The earliest time something is due, worked out from the state.
   @inline(__always)

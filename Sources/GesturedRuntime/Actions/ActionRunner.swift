@@ -80,7 +80,7 @@ public final class ActionRunner: @unchecked Sendable {
 
     /// How many firings it stands for: `GESTURED_STEPS`, 1 without it.
     var steps: Int {
-      environment.variables["GESTURED_STEPS"].flatMap { Int($0) }.map { max(1, $0) } ?? 1
+      environment["GESTURED_STEPS"].flatMap { Int($0) }.map { max(1, $0) } ?? 1
     }
   }
 

@@ -94,7 +94,7 @@ public func spawnShell(
   _ command: String, environment: ActionEnvironment, output: ActionOutput = .inherit,
   user: UserIdentity? = nil, fileActions: SpawnFileActions? = nil
 ) throws(SpawnError) -> SpawnedProcess {
-  guard !command.utf8.contains(0) else {
+  guard !ActionEnvironment.holdsNUL(command) else {
     throw SpawnError(operation: "spawn \(actionShell): the command holds a NUL byte", errno: .invalidArgument)
   }
   if let user {
@@ -121,14 +121,10 @@ public func spawnShell(
   if result == 0 { result = posix_spawnattr_setsigdefault(&attributes, &everySignal) }
   guard result == 0 else { throw SpawnError(operation: "posix_spawnattr", errno: Errno(rawValue: result)) }
 
-  let arguments = CStringArray([actionShell, "-c", command])
-  let environmentEntries = CStringArray(environment.entries)
   var pid: pid_t = 0
   result = withExtendedLifetime(actionsOwner) {
-    arguments.withPointers { argv in
-      environmentEntries.withPointers { envp in
-        posix_spawn(&pid, actionShell, actions, &attributes, argv, envp)
-      }
+    ExecveArguments.with(command: command, environment: environment) { shell, argv, envp in
+      posix_spawn(&pid, shell, actions, &attributes, argv, envp)
     }
   }
   guard result == 0 else {
@@ -211,15 +207,11 @@ private func spawnShell(
     case .standardError: (2, -1)
     case .descriptors(let out, let err): (out, err)
     }
-  let arguments = CStringArray([actionShell, "-c", command])
-  let environmentEntries = CStringArray(environment.entries)
-  let result = arguments.withPointers { argv in
-    environmentEntries.withPointers { envp in
-      user.groups.withUnsafeBufferPointer { groups in
-        gestured_spawn_as_user(
-          actionShell, argv, envp, standardOutput, standardError, user.uid, user.gid,
-          groups.baseAddress, groups.count)
-      }
+  let result = ExecveArguments.with(command: command, environment: environment) { shell, argv, envp in
+    user.groups.withUnsafeBufferPointer { groups in
+      gestured_spawn_as_user(
+        shell, argv, envp, standardOutput, standardError, user.uid, user.gid,
+        groups.baseAddress, groups.count)
     }
   }
   if let failedStep = result.step {
@@ -235,20 +227,44 @@ private func spawnShell(
   return SpawnedProcess(pid: result.pid)
 }
 
-/// A NULL-terminated `char *[]` for execve-style calls, freed on deinit.
-private final class CStringArray {
-  private var pointers: [UnsafeMutablePointer<CChar>?]
-
-  init(_ strings: [String]) {
-    pointers = strings.map { strdup($0) }
-    pointers.append(nil)
-  }
-
-  deinit {
-    for pointer in pointers { free(pointer) }
-  }
-
-  func withPointers<R>(_ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
-    pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+/// `/bin/sh -c command`'s path, argv and envp, NULL-terminated, in one allocation for the
+/// strings and one for the pointers, for the length of one call: the environment's shared
+/// entries are copied as they are, already laid out (no string is built or sorted here).
+enum ExecveArguments {
+  static func with<R>(
+    command: String, environment: ActionEnvironment,
+    _ body: (
+      _ shell: UnsafePointer<CChar>, _ argv: UnsafePointer<UnsafeMutablePointer<CChar>?>,
+      _ envp: UnsafePointer<UnsafeMutablePointer<CChar>?>
+    ) -> R
+  ) -> R {
+    let shellBytes = actionShell.utf8.count + 1
+    let commandBytes = command.utf8.count + 1
+    let (entries, entryBytes) = environment.execveCapacity
+    let byteCount = shellBytes + 3 + commandBytes + entryBytes
+    let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: byteCount)
+    defer { bytes.deallocate() }
+    // argv: shell, "-c", command, NULL; then envp: the entries, NULL.
+    let pointers = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: 4 + entries + 1)
+    defer { pointers.deallocate() }
+    var end = bytes
+    func argument(_ index: Int, _ text: String) {
+      pointers[index] = UnsafeMutableRawPointer(end).assumingMemoryBound(to: CChar.self)
+      var text = text
+      end = text.withUTF8 { utf8 in
+        if let base = utf8.baseAddress { end.update(from: base, count: utf8.count) }
+        return end + utf8.count
+      }
+      end.pointee = 0
+      end += 1
+    }
+    argument(0, actionShell)
+    argument(1, "-c")
+    argument(2, command)
+    pointers[3] = nil
+    let envp = pointers + 4
+    envp[environment.writeEntries(to: end, pointers: envp)] = nil
+    // The shell's path is argv[0]'s string: `actionShell` itself would be made a C string again.
+    return body(UnsafeRawPointer(bytes).assumingMemoryBound(to: CChar.self), pointers, envp)
   }
 }

@@ -612,19 +612,23 @@ public final class Daemon: @unchecked Sendable {
     if options.verbose {
       for line in device.engine.takeTrace() { logger.debug("\(device.node.devnode): \(line)") }
     }
-    if device.engine.impossibleInputs > device.impossibleLogged {
+    let impossibleInputs = device.engine.impossibleInputs
+    if impossibleInputs > device.impossibleLogged {
       logger.warning(
-        "\(device.node.devnode): \(device.engine.impossibleInputs - device.impossibleLogged) impossible input(s) ignored (a bug: run with --verbose to see them)"
+        "\(device.node.devnode): \(impossibleInputs - device.impossibleLogged) impossible input(s) ignored (a bug: run with --verbose to see them)"
       )
-      device.impossibleLogged = device.engine.impossibleInputs
+      device.impossibleLogged = impossibleInputs
     }
     liveView?.records(device.engine.takeRecords(), devnode: device.node.devnode)
+    // The handlers themselves, not `recognizer.handler(for:)`: a call on the recognizer
+    // from this class's storage is passed a copy of all of it (over 4 KB, the engine too).
+    let handlers = firings.isEmpty ? [] : device.recognizer.bindings.handlers
     for event in firings {
-      guard let handler = device.recognizer.handler(for: event) else {
+      guard handlers.indices.contains(event.binding) else {
         logger.error("\(device.node.devnode): a gesture named a binding the profile does not have (a bug)")
         continue
       }
-      handler(event)
+      handlers[event.binding](event)
     }
     firings.removeAll(keepingCapacity: true)
     liveView?.show()
@@ -636,18 +640,58 @@ public final class Daemon: @unchecked Sendable {
   private func firingHandlers(
     profile: Profile, profileIndex: Int, actions: ProfileActions, devnode: String, deviceName: String
   ) -> GestureBindings<FiringHandler> {
-    GestureBindings(profile: profile) { _ in
-      { [unowned self] event in
+    // The daemon's PATH does not change while it runs: read once for every binding.
+    let path = mode == .actions ? ActionEnvironment.currentPath() : nil
+    return GestureBindings(profile: profile) { index in
+      let run =
+        mode == .actions
+        ? BindingRun(
+          profile: profile, profileIndex: profileIndex, actions: actions, binding: index, devnode: devnode,
+          deviceName: deviceName, path: path) : nil
+      return { [unowned self] event in
         self.perform(
-          event, profile: profile, profileIndex: profileIndex, actions: actions, devnode: devnode,
-          deviceName: deviceName)
+          event, profile: profile, actions: actions, devnode: devnode, deviceName: deviceName, run: run)
       }
     }
   }
 
+  /// What every firing of one binding on one device hands the runner alike, made with the
+  /// binding's handler (when the device opens and at a reload) rather than at each firing:
+  /// the runner's key and label and the environment's shared part (ActionEnvironment.Shared).
+  struct BindingRun {
+    /// The runner's key: one running instance per profile and binding.
+    let key: String
+    /// "profile/binding", prefixing the binding's lines in the log.
+    let label: String
+    let environment: ActionEnvironment.Shared
+
+    /// `path`: the daemon's `PATH` (ActionEnvironment.currentPath()).
+    init(
+      profile: Profile, profileIndex: Int, actions: ProfileActions, binding: Int, devnode: String,
+      deviceName: String, path: String?
+    ) {
+      let bindingName = profile.displayName(ofBinding: binding)
+      key = "\(profileIndex)#\(binding)"
+      label = "\(profile.name)/\(bindingName)"
+      environment = ActionEnvironment.Shared(
+        profileName: profile.name, profileEnvironment: actions.environment, bindingName: bindingName,
+        bindingEnvironment: actions.action(ofBinding: binding)?.environment ?? [:], deviceName: deviceName,
+        devnode: devnode, path: path)
+    }
+
+    /// The request for one of the binding's firings, which runs `command`.
+    func request(for firing: ResolvedFiring, command: String, devnode: String) -> ActionRunner.Request {
+      ActionRunner.Request(
+        key: key, label: label, command: command,
+        environment: ActionEnvironment(firing: firing, shared: environment), timeout: firing.action.timeout,
+        cooldown: firing.action.cooldown, user: firing.user, firedAt: firing.event.time,
+        schedule: Daemon.schedule(of: firing.event, devnode: devnode))
+    }
+  }
+
   private func perform(
-    _ event: GestureEvent, profile: Profile, profileIndex: Int, actions: ProfileActions, devnode: String,
-    deviceName: String
+    _ event: GestureEvent, profile: Profile, actions: ProfileActions, devnode: String, deviceName: String,
+    run: BindingRun?
   ) {
     guard let firing = ResolvedFiring(event: event, profile: profile, actions: actions) else {
       logger.error("\(devnode): a gesture named a binding the profile does not have (a bug)")
@@ -663,14 +707,8 @@ public final class Daemon: @unchecked Sendable {
         output.write(FiringReport.jsonLine(file: devnode, deviceName: deviceName, firing: firing) + "\n")
       }
     case .actions:
-      let environment = ActionEnvironment(
-        firing: firing, deviceName: deviceName, devnode: devnode, path: ActionEnvironment.currentPath())
-      let request = ActionRunner.Request(
-        key: "\(profileIndex)#\(event.binding)", label: "\(profile.name)/\(firing.bindingName)",
-        command: command, environment: environment, timeout: firing.action.timeout,
-        cooldown: firing.action.cooldown, user: firing.user, firedAt: event.time,
-        schedule: Self.schedule(of: event, devnode: devnode))
-      runner?.run(request)
+      guard let run else { return }  // made for every binding in this mode
+      runner?.run(run.request(for: firing, command: command, devnode: devnode))
     }
   }
 
@@ -678,11 +716,11 @@ public final class Daemon: @unchecked Sendable {
   /// device's touch sequence × gesture kind (pinch in and out alike, every pan direction),
   /// e.g. "/dev/input/event5#12/pinch".
   static func schedule(of event: GestureEvent, devnode: String) -> ActionRunner.Request.Schedule {
-    let stream = "\(devnode)#\(event.sequence)/\(event.gesture.rawValue)"
+    func stream() -> String { "\(devnode)#\(event.sequence)/\(event.gesture.rawValue)" }
     switch event.phase {
     case .oneShot: return .oneShot
-    case .step: return .step(stream: stream)
-    case .end: return .end(stream: stream)
+    case .step: return .step(stream: stream())
+    case .end: return .end(stream: stream())
     }
   }
 }

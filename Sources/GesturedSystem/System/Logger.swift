@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Syslog priorities, as journald reads them from a `<N>` prefix.
 public enum LogLevel: Int, Comparable, Sendable {
   case error = 3
@@ -32,7 +36,12 @@ public final class Logger {
     // One record per line: a message with newlines would otherwise lose its priority. Only
     // the literal text of a message can hold a newline; interpolated values are escaped.
     // Nearly every message is one line: it is written without being split.
-    guard text.utf8.contains(UInt8(ascii: "\n")) else { return write(text[...], at: level) }
+    let hasNewline =
+      text.utf8.withContiguousStorageIfAvailable { bytes in
+        bytes.baseAddress.map { memchr($0, 0x0A, bytes.count) != nil } ?? false
+      }
+      ?? text.utf8.contains(UInt8(ascii: "\n"))
+    guard hasNewline else { return write(text[...], at: level) }
     for line in text.split(separator: "\n", omittingEmptySubsequences: false) { write(line, at: level) }
   }
 
@@ -95,6 +104,12 @@ public struct LogMessage: ExpressibleByStringInterpolation, Sendable {
 
     /// Digits and a sign: nothing to escape.
     public mutating func appendInterpolation<Value: BinaryInteger>(_ value: Value) { text += String(value) }
+
+    /// The same for the integers most lines hold (counts, pids): the generic one above,
+    /// called from another module, goes through BinaryInteger's witnesses for every digit.
+    public mutating func appendInterpolation(_ value: Int) { text += String(value) }
+
+    public mutating func appendInterpolation(_ value: Int32) { text += String(value) }
 
     public mutating func appendInterpolation<Value: CustomStringConvertible>(_ value: Value) {
       text += value.description.escapingControlCharacters()
