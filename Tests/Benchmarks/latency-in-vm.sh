@@ -12,18 +12,11 @@ VM_TESTS="$(cd "$(dirname "$0")/../VM" && pwd)"
 SCENARIO_DIR="$(mktemp -d /tmp/lat-vm.XXXXXX)"
 export VM_TESTS SCENARIO_DIR
 source "$VM_TESTS/lib.sh"
+source "$(dirname "$0")/bench-lib.sh"
 taps="$SCENARIO_DIR/taps.touch"
-{
-  echo 'panel mt-b name="Bench Tap Panel" x=0..4095 y=0..4095 resolution=16 slots=10'
-  echo 'rate 100hz'
-  for i in $(seq 0 199); do echo "tap at=$((200 + i * 400))ms x=0.5 y=0.5 duration=40ms"; done
-} > "$taps"
+taps_touch "$taps" 200 200 400
 "$GESTURED_TOUCH" record "$taps" -o "$SCENARIO_DIR/taps.evemu"
-write_config "$SCENARIO_DIR/taps.yaml" <<'YAML'
-bindings:
-  - { gesture: swipe, direction: right, run: "true" }
-  - { gesture: tap, run: "true" }
-YAML
+taps_config "$SCENARIO_DIR/taps.yaml"
 touch_start first create "$taps"
 first=$TOUCH_DEVNODE
 touch_start second create "$taps"

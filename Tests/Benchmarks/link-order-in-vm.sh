@@ -14,27 +14,16 @@ VM_TESTS="$(cd "$(dirname "$0")/../VM" && pwd)"
 SCENARIO_DIR="$(mktemp -d /tmp/link-order-vm.XXXXXX)"
 export VM_TESTS SCENARIO_DIR
 source "$VM_TESTS/lib.sh"
+source "$(dirname "$0")/bench-lib.sh"
 
+# Slower than bench-vm's streams: the program, slowed by valgrind, keeps up.
 swipes="$SCENARIO_DIR/swipes.touch"
-{
-  echo 'panel mt-b name="Bench Swipe Panel" x=0..4095 y=0..4095 resolution=16 slots=10'
-  echo 'rate 100hz'
-  # Slower than bench-vm's stream: the program, slowed by valgrind, keeps up.
-  for i in $(seq 0 39); do echo "swipe at=$((500 + i * 1000))ms from=0.2,0.5 by=120mm,0 duration=220ms"; done
-} > "$swipes"
+swipes_touch "$swipes" 40 500 1000
 taps="$SCENARIO_DIR/taps.touch"
-{
-  echo 'panel mt-b name="Bench Tap Panel" x=0..4095 y=0..4095 resolution=16 slots=10'
-  echo 'rate 100hz'
-  for i in $(seq 0 19); do echo "tap at=$((500 + i * 1000))ms x=0.5 y=0.5 duration=40ms"; done
-} > "$taps"
+taps_touch "$taps" 20 500 1000
 "$GESTURED_TOUCH" record "$swipes" -o "$SCENARIO_DIR/swipes.evemu" || fail "gestured-touch record failed"
 "$GESTURED_TOUCH" record "$taps" -o "$SCENARIO_DIR/taps.evemu" || fail "gestured-touch record failed"
-write_config "$SCENARIO_DIR/gestured.yaml" <<'YAML'
-bindings:
-  - { gesture: swipe, direction: right, run: "true" }
-  - { gesture: tap, run: "true" }
-YAML
+taps_config "$SCENARIO_DIR/gestured.yaml"
 touch_start first create "$taps"
 first=$TOUCH_DEVNODE
 first_pid=$TOUCH_PID

@@ -18,15 +18,10 @@ VM_TESTS="$(cd "$(dirname "$0")/../VM" && pwd)"
 SCENARIO_DIR="$(mktemp -d /tmp/bench-vm.XXXXXX)"
 export VM_TESTS SCENARIO_DIR
 source "$VM_TESTS/lib.sh"
+source "$(dirname "$0")/bench-lib.sh"
 
 script="$SCENARIO_DIR/swipes.touch"
-{
-  echo 'panel mt-b name="Bench Swipe Panel" x=0..4095 y=0..4095 resolution=16 slots=10'
-  echo 'rate 100hz'
-  for i in $(seq 0 39); do
-    echo "swipe at=$((200 + i * 320))ms from=0.2,0.5 by=120mm,0 duration=220ms"
-  done
-} > "$script"
+swipes_touch "$script" 40 200 320
 "$GESTURED_TOUCH" record "$script" -o "$SCENARIO_DIR/swipes.evemu" || fail "gestured-touch record failed"
 write_config "$SCENARIO_DIR/gestured.yaml" <<'YAML'
 bindings:
@@ -158,20 +153,12 @@ awk '
 
 # --- Two panels: startup, RSS, latency ---------------------------------------------------
 taps="$SCENARIO_DIR/taps.touch"
-{
-  echo 'panel mt-b name="Bench Tap Panel" x=0..4095 y=0..4095 resolution=16 slots=10'
-  echo 'rate 100hz'
-  for i in $(seq 0 199); do echo "tap at=$((200 + i * 400))ms x=0.5 y=0.5 duration=40ms"; done
-} > "$taps"
+taps_touch "$taps" 200 200 400
 "$GESTURED_TOUCH" record "$taps" -o "$SCENARIO_DIR/taps.evemu" || fail "gestured-touch record taps failed"
 # Only a one-finger tap is bound (no double tap, no long press): it must fire at the lift,
 # with no timer. 400 ms apart, so that each run (`true`, which takes 50-300 ms under TCG)
 # has usually ended before the next tap; a tap whose run had to wait is counted apart.
-write_config "$SCENARIO_DIR/taps.yaml" <<'YAML'
-bindings:
-  - { gesture: swipe, direction: right, run: "true" }
-  - { gesture: tap, run: "true" }
-YAML
+taps_config "$SCENARIO_DIR/taps.yaml"
 touch_start first create "$taps"
 first=$TOUCH_DEVNODE
 first_pid=$TOUCH_PID
@@ -179,40 +166,9 @@ touch_start second create "$script"
 second=$TOUCH_DEVNODE
 second_pid=$TOUCH_PID
 
-# start-until-ready CONFIG ARGS...: starts gestured and waits for READY=1 on a notify
-# socket of its own; prints "MICROSECONDS PID" (CLOCK_MONOTONIC from just before the fork to
-# the datagram's arrival) and stays, in the background, until the daemon exits; the
-# daemon's stderr goes to daemon.log.
-start_until_ready() {
-  /usr/bin/python3 - "$SCENARIO_DIR" "$GESTURED" "$@" <<'PY'
-import os, socket, subprocess, sys, time
-directory, gestured, args = sys.argv[1], sys.argv[2], sys.argv[3:]
-path = os.path.join(directory, "ready.sock")
-if os.path.exists(path):
-    os.unlink(path)
-listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-listener.bind(path)
-listener.settimeout(1)
-log = open(os.path.join(directory, "daemon.log"), "w")
-start = time.monotonic_ns()
-daemon = subprocess.Popen([gestured] + args, stderr=log, stdout=subprocess.DEVNULL,
-                          env=dict(os.environ, NOTIFY_SOCKET=path), start_new_session=True)
-while True:
-    try:
-        if b"READY=1" in listener.recv(65536).split(b"\n"):
-            break
-    except TimeoutError:
-        if daemon.poll() is not None or time.monotonic_ns() - start > 60e9:
-            sys.exit("gestured exited or sent no READY=1 in 60 s (its log: daemon.log)")
-print((time.monotonic_ns() - start) // 1000, daemon.pid, flush=True)
-sys.stdout.close()
-daemon.wait()  # reaped here, so that a stopped daemon is gone, not a zombie
-PY
-}
-
 : > "$results/startup.txt"
 for run in 1 2 3; do
-  read -r startup_us pid < <(start_until_ready --config "$SCENARIO_DIR/taps.yaml")
+  read -r startup_us pid < <(start_until_ready "$GESTURED" --config "$SCENARIO_DIR/taps.yaml")
   taken=$(grep -c "': profile" "$SCENARIO_DIR/daemon.log" || true)
   echo "startup $startup_us us, $taken panels taken" | tee -a "$results/startup.txt"
   [ "$taken" -ge 2 ] || fail "READY=1 came before both panels were taken"
@@ -237,7 +193,7 @@ stop_process "$pid" 10
 
 # Latency: --verbose for the debug line (recognizer transitions are logged too, a few per
 # tap: the figure is an upper bound for a daemon run without it).
-read -r _ pid < <(start_until_ready --config "$SCENARIO_DIR/taps.yaml" --verbose)
+read -r _ pid < <(start_until_ready "$GESTURED" --config "$SCENARIO_DIR/taps.yaml" --verbose)
 sleep 1
 inject "$first" "$SCENARIO_DIR/taps.evemu"
 sleep 2

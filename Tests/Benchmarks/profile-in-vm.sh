@@ -13,13 +13,10 @@ VM_TESTS="$(cd "$(dirname "$0")/../VM" && pwd)"
 SCENARIO_DIR="$(mktemp -d /tmp/profile-vm.XXXXXX)"
 export VM_TESTS SCENARIO_DIR
 source "$VM_TESTS/lib.sh"
+source "$(dirname "$0")/bench-lib.sh"
 
 script="$SCENARIO_DIR/swipes.touch"
-{
-  echo 'panel mt-b name="Bench Swipe Panel" x=0..4095 y=0..4095 resolution=16 slots=10'
-  echo 'rate 100hz'
-  for i in $(seq 0 9); do echo "swipe at=$((500 + i * 3000))ms from=0.2,0.5 by=120mm,0 duration=220ms"; done
-} > "$script"
+swipes_touch "$script" 10 500 3000
 "$GESTURED_TOUCH" record "$script" -o "$SCENARIO_DIR/swipes.evemu" || fail "gestured-touch record failed"
 write_config "$SCENARIO_DIR/gestured.yaml" <<'YAML'
 bindings:

@@ -15,24 +15,13 @@ here="$(cd "$(dirname "$0")" && pwd)"
 SCENARIO_DIR="$(mktemp -d /tmp/rss-vm.XXXXXX)"
 export VM_TESTS SCENARIO_DIR
 source "$VM_TESTS/lib.sh"
+source "$(dirname "$0")/bench-lib.sh"
 script="$SCENARIO_DIR/swipes.touch"
-{
-  echo 'panel mt-b name="Bench Swipe Panel" x=0..4095 y=0..4095 resolution=16 slots=10'
-  echo 'rate 100hz'
-  for i in $(seq 0 39); do echo "swipe at=$((200 + i * 320))ms from=0.2,0.5 by=120mm,0 duration=220ms"; done
-} > "$script"
+swipes_touch "$script" 40 200 320
 taps="$SCENARIO_DIR/taps.touch"
-{
-  echo 'panel mt-b name="Bench Tap Panel" x=0..4095 y=0..4095 resolution=16 slots=10'
-  echo 'rate 100hz'
-  for i in $(seq 0 199); do echo "tap at=$((200 + i * 400))ms x=0.5 y=0.5 duration=40ms"; done
-} > "$taps"
+taps_touch "$taps" 200 200 400
 "$GESTURED_TOUCH" record "$script" -o "$SCENARIO_DIR/swipes.evemu" || fail "gestured-touch record failed"
-write_config "$SCENARIO_DIR/taps.yaml" <<'YAML'
-bindings:
-  - { gesture: swipe, direction: right, run: "true" }
-  - { gesture: tap, run: "true" }
-YAML
+taps_config "$SCENARIO_DIR/taps.yaml"
 touch_start first create "$taps"
 first_pid=$TOUCH_PID
 touch_start second create "$script"
@@ -40,33 +29,6 @@ second=$TOUCH_DEVNODE
 second_pid=$TOUCH_PID
 echo "vm: kernel $(uname -r), fault_around_bytes $(cat /sys/kernel/debug/fault_around_bytes 2>/dev/null || echo '?')"
 
-start_until_ready() {
-  local bin="$1"; shift
-  /usr/bin/python3 - "$SCENARIO_DIR" "$bin" "$@" <<'PY'
-import os, socket, subprocess, sys, time
-directory, gestured, args = sys.argv[1], sys.argv[2], sys.argv[3:]
-path = os.path.join(directory, "ready.sock")
-if os.path.exists(path):
-    os.unlink(path)
-listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-listener.bind(path)
-listener.settimeout(1)
-log = open(os.path.join(directory, "daemon.log"), "w")
-start = time.monotonic_ns()
-daemon = subprocess.Popen([gestured] + args, stderr=log, stdout=subprocess.DEVNULL,
-                          env=dict(os.environ, NOTIFY_SOCKET=path), start_new_session=True)
-while True:
-    try:
-        if b"READY=1" in listener.recv(65536).split(b"\n"):
-            break
-    except TimeoutError:
-        if daemon.poll() is not None or time.monotonic_ns() - start > 60e9:
-            sys.exit("gestured exited or sent no READY=1 in 60 s (its log: daemon.log)")
-print((time.monotonic_ns() - start) // 1000, daemon.pid, flush=True)
-sys.stdout.close()
-daemon.wait()
-PY
-}
 rss_line() {
   awk '/^(VmRSS|RssAnon|RssFile|VmHWM|Threads):/ { printf "%s %s ", $1, $2 }' "/proc/$1/status"
   awk '{ printf "minflt %s majflt %s", $10, $12 }' "/proc/$1/stat"

@@ -15,12 +15,9 @@ export VM_TESTS SCENARIO_DIR
 GESTURED_TOUCH="$1/gestured-touch"
 export GESTURED_TOUCH
 source "$VM_TESTS/lib.sh"
+source "$(dirname "$0")/bench-lib.sh"
 script="$SCENARIO_DIR/swipes.touch"
-{
-  echo 'panel mt-b name="Bench Swipe Panel" x=0..4095 y=0..4095 resolution=16 slots=10'
-  echo 'rate 100hz'
-  for i in $(seq 0 39); do echo "swipe at=$((200 + i * 320))ms from=0.2,0.5 by=120mm,0 duration=220ms"; done
-} > "$script"
+swipes_touch "$script" 40 200 320
 "$GESTURED_TOUCH" record "$script" -o "$SCENARIO_DIR/swipes.evemu"
 frames=$(grep -c 'SYN_REPORT' "$SCENARIO_DIR/swipes.evemu")
 write_config "$SCENARIO_DIR/fires.yaml" <<'YAML'

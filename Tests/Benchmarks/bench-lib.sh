@@ -1,0 +1,68 @@
+# Shared by the VM benchmark scripts, sourced after Tests/VM/lib.sh: the streams they play,
+# the config of the two-panel steps, and a start that waits for READY=1.
+
+# swipes_touch FILE COUNT FIRST_MS EVERY_MS: a TouchScript of COUNT one-finger swipes right
+# (120 mm in 220 ms) on a protocol B panel, the first at FIRST_MS, then one every EVERY_MS.
+swipes_touch() {
+  local file="$1" count="$2" first="$3" every="$4" i
+  {
+    echo 'panel mt-b name="Bench Swipe Panel" x=0..4095 y=0..4095 resolution=16 slots=10'
+    echo 'rate 100hz'
+    for i in $(seq 0 $((count - 1))); do
+      echo "swipe at=$((first + i * every))ms from=0.2,0.5 by=120mm,0 duration=220ms"
+    done
+  } > "$file"
+}
+
+# taps_touch FILE COUNT FIRST_MS EVERY_MS: the same for one-finger taps of 40 ms.
+taps_touch() {
+  local file="$1" count="$2" first="$3" every="$4" i
+  {
+    echo 'panel mt-b name="Bench Tap Panel" x=0..4095 y=0..4095 resolution=16 slots=10'
+    echo 'rate 100hz'
+    for i in $(seq 0 $((count - 1))); do
+      echo "tap at=$((first + i * every))ms x=0.5 y=0.5 duration=40ms"
+    done
+  } > "$file"
+}
+
+# taps_config FILE: a one-finger tap and a swipe bound, each running `true`. No double tap
+# and no long press: a tap must fire at its lift, with no timer.
+taps_config() {
+  write_config "$1" <<'YAML'
+bindings:
+  - { gesture: swipe, direction: right, run: "true" }
+  - { gesture: tap, run: "true" }
+YAML
+}
+
+# start_until_ready BINARY ARGS...: starts BINARY and waits for READY=1 on a notify socket
+# of its own; prints "MICROSECONDS PID" (CLOCK_MONOTONIC from just before the fork to the
+# datagram's arrival) and stays, in the background, until the daemon exits; the daemon's
+# stderr goes to daemon.log.
+start_until_ready() {
+  /usr/bin/python3 - "$SCENARIO_DIR" "$@" <<'PY'
+import os, socket, subprocess, sys, time
+directory, gestured, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+path = os.path.join(directory, "ready.sock")
+if os.path.exists(path):
+    os.unlink(path)
+listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+listener.bind(path)
+listener.settimeout(1)
+log = open(os.path.join(directory, "daemon.log"), "w")
+start = time.monotonic_ns()
+daemon = subprocess.Popen([gestured] + args, stderr=log, stdout=subprocess.DEVNULL,
+                          env=dict(os.environ, NOTIFY_SOCKET=path), start_new_session=True)
+while True:
+    try:
+        if b"READY=1" in listener.recv(65536).split(b"\n"):
+            break
+    except TimeoutError:
+        if daemon.poll() is not None or time.monotonic_ns() - start > 60e9:
+            sys.exit("gestured exited or sent no READY=1 in 60 s (its log: daemon.log)")
+print((time.monotonic_ns() - start) // 1000, daemon.pid, flush=True)
+sys.stdout.close()
+daemon.wait()  # reaped here, so that a stopped daemon is gone, not a zombie
+PY
+}
