@@ -111,7 +111,8 @@ public struct ActionEnvironment: Sendable, Equatable {
   public init(firing: ResolvedFiring, shared: Shared) {
     self.shared = shared
     overrides.reserveCapacity(12)
-    // In name order, so that each is appended.
+    // In name order, so that most are appended (a step's REGION and SCALE go in before its
+    // STEP and STEPS, set with its PHASE); `setGenerated` puts each in its place.
     let event = firing.event
     if let angle = firing.reportedAngle, let text = DecimalText.fourDecimals(angle) {
       setGenerated("GESTURED_ANGLE", text)
@@ -125,25 +126,20 @@ public struct ActionEnvironment: Sendable, Equatable {
     setGenerated("GESTURED_GESTURE", event.gesture.rawValue)
     switch event.phase {
     case .oneShot: break
-    case .step:
+    case .step(let k):
+      // One firing; the action runner raises GESTURED_STEPS when it coalesces waiting steps.
       setGenerated("GESTURED_PHASE", "step")
-    case .end:
+      setGenerated("GESTURED_STEP", String(k))
+      setGenerated("GESTURED_STEPS", "1")
+    case .end(let n):
       setGenerated("GESTURED_PHASE", "end")
+      setGenerated("GESTURED_STEP", String(n))
+      setGenerated("GESTURED_STEPS", String(n))
     }
     // A config's name: checked like any other value.
     if let region = firing.regionName { set("GESTURED_REGION", region) }
     if let scale = firing.reportedScale, let text = DecimalText.fourDecimals(scale) {
       setGenerated("GESTURED_SCALE", text)
-    }
-    switch event.phase {
-    case .oneShot: break
-    case .step(let k):
-      // One firing; the action runner raises GESTURED_STEPS when it coalesces waiting steps.
-      setGenerated("GESTURED_STEP", String(k))
-      setGenerated("GESTURED_STEPS", "1")
-    case .end(let n):
-      setGenerated("GESTURED_STEP", String(n))
-      setGenerated("GESTURED_STEPS", String(n))
     }
     if let taps = firing.reportedTaps { setGenerated("GESTURED_TAPS", String(taps)) }
     let position = firing.position
@@ -266,9 +262,8 @@ public struct ActionEnvironment: Sendable, Equatable {
     }
   }
 
-  /// `text`'s bytes at `destination`; returns the end.
-  private static func write(_ text: String, to destination: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8>
-  {
+  /// `text`'s bytes at `destination` (no NUL added); returns the end.
+  static func write(_ text: String, to destination: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
     var text = text
     return text.withUTF8 { bytes in
       guard let base = bytes.baseAddress else { return destination }

@@ -250,11 +250,7 @@ enum ExecveArguments {
     var end = bytes
     func argument(_ index: Int, _ text: String) {
       pointers[index] = UnsafeMutableRawPointer(end).assumingMemoryBound(to: CChar.self)
-      var text = text
-      end = text.withUTF8 { utf8 in
-        if let base = utf8.baseAddress { end.update(from: base, count: utf8.count) }
-        return end + utf8.count
-      }
+      end = ActionEnvironment.write(text, to: end)
       end.pointee = 0
       end += 1
     }
