@@ -3,7 +3,8 @@
 #  1. gestured and lisgd alternately on the same virtual panel, the same stream of 40
 #     one-finger swipes (220 ms each, 100 ms apart): CPU ticks (utime+stime, /proc/PID/stat)
 #     of each daemon during the stream, and their threads' voluntary context switches;
-#     and the floor (floor-reader.c: every frame read, nothing done; then 16 ms batches);
+#     and the floor (floor-reader.c: every frame read, nothing done; then 16 ms batches;
+#     then one blocking read a frame, no epoll);
 #  2. the system calls of one gestured run over that stream (strace -f -c);
 #  3. with two panels: startup to READY=1 (3 runs), RSS, and the latency from the kernel's
 #     stamp of the deciding SYN_REPORT to posix_spawn over 200 taps (gestured's debug line
@@ -81,8 +82,8 @@ for run in $(seq 1 "$runs"); do
   echo "lisgd run $run fired $(count_lines "$SCENARIO_DIR/lisgd.out") of 40" | tee -a "$results/live-runs.txt"
 
   # The floor (floor-reader.c): every frame read as it comes, nothing else done; then the
-  # same reading a 16 ms batch at a time.
-  for batch in 0 16; do
+  # same reading a 16 ms batch at a time; then with no epoll set, one blocking read a frame.
+  for batch in 0 16 block; do
     "$FLOOR_READER" "$panel" "$batch" > "$SCENARIO_DIR/floor.log" 2>&1 &
     floor_pid=$!
     measure "floor-$batch" "$floor_pid"
@@ -136,6 +137,7 @@ awk '
   $1 == "lisgd" && $2 ~ /^[0-9]+$/ { l[++nl] = $2 }
   $1 == "floor-0" && $2 ~ /^[0-9]+$/ { f[++nf] = $2 }
   $1 == "floor-16" && $2 ~ /^[0-9]+$/ { b[++nb] = $2 }
+  $1 == "floor-block" && $2 ~ /^[0-9]+$/ { r[++nr] = $2 }
   function median(a, n,   i, j, t) {
     for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
@@ -148,6 +150,10 @@ awk '
     if (nf > 0 && ml > 0) {
       mf = median(f, nf); mb = median(b, nb)
       printf "floor: every frame read and nothing done %s ticks (%.2f x lisgd), read 16 ms at a time %s ticks (%.2f x lisgd)\n", mf, mf / ml, mb, mb / ml
+    }
+    if (nr > 0 && ml > 0) {
+      mr = median(r, nr)
+      printf "floor: one blocking read a frame, no epoll %s ticks (%.2f x lisgd)\n", mr, mr / ml
     }
   }' "$results/live-runs.txt" | tee "$results/live-summary.txt"
 
