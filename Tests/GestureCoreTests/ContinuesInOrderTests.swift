@@ -8,12 +8,15 @@ import Testing
 struct ContinuesInOrderTests {
   typealias Contact = FrameAssembler.AnonymousContact
 
-  /// The shortcut's answer for `previous` → `reports` (clearances measured as the assembler does).
+  /// The shortcut's answer for `previous` → `reports`.
   func shortcut(_ previous: [Contact], _ reports: [Contact]) -> Bool {
-    var previous = previous
-    previous.withUnsafeMutableBufferPointer { FrameAssembler.measureClearances($0) }
+    var moveBounds = [Double](repeating: .nan, count: max(previous.count, 1))
     return reports.withUnsafeBufferPointer { reports in
-      previous.withUnsafeBufferPointer { FrameAssembler.continuesInOrder(reports: reports, previous: $0) }
+      previous.withUnsafeBufferPointer { previous in
+        moveBounds.withUnsafeMutableBufferPointer {
+          FrameAssembler.continuesInOrder(reports: reports, previous: previous, moveBounds: $0.baseAddress!)
+        }
+      }
     }
   }
 
