@@ -143,16 +143,19 @@ extension FrameAssembler {
   mutating func commitAnonymousFrame() {
     // Lenient: a last contact not closed by SYN_MT_REPORT still counts.
     if pendingReport.hasPosition { endAnonymousReport() }
-    let storage = storage
+    // The storage's pointers are passed, not the storage: holding the object across the
+    // calls made Swift retain and release it at every frame.
+    let previousContacts = storage.previous
+    let reportedContacts = storage.reported
     if reportedCount == previousCount, reportedCount > 0,
       Self.continuesInOrder(
-        reports: UnsafeBufferPointer(start: storage.reported, count: reportedCount),
-        previous: UnsafeBufferPointer(start: storage.previous, count: previousCount),
+        reports: UnsafeBufferPointer(start: reportedContacts, count: reportedCount),
+        previous: UnsafeBufferPointer(start: previousContacts, count: previousCount),
         moveBounds: storage.moveBounds)
     {
-      commitContinuedInOrder(storage)
+      commitContinuedInOrder(previous: previousContacts, reported: reportedContacts)
     } else {
-      commitMatched(storage)
+      commitMatched()
     }
     storage.swapFrames()
     previousCount = reportedCount
@@ -161,9 +164,10 @@ extension FrameAssembler {
 
   /// The common frame: report i continues previous contact i, for every i (nothing began
   /// or ended, so neither the pairing nor the ends are looked at).
-  mutating func commitContinuedInOrder(_ storage: FrameStorage) {
-    let previousContacts = storage.previous
-    let reportedContacts = storage.reported
+  mutating func commitContinuedInOrder(
+    previous previousContacts: UnsafeMutablePointer<AnonymousContact>,
+    reported reportedContacts: UnsafeMutablePointer<AnonymousContact>
+  ) {
     for index in 0..<reportedCount {
       let previous = previousContacts[index]
       let contact = reportedContacts[index]
@@ -180,7 +184,8 @@ extension FrameAssembler {
   }
 
   /// Any other frame: reports paired by `matchReportsToPreviousContacts`.
-  mutating func commitMatched(_ storage: FrameStorage) {
+  mutating func commitMatched() {
+    let storage = storage
     let previousContacts = storage.previous
     let reportedContacts = storage.reported
     let continued = matchReportsToPreviousContacts(storage)
@@ -290,15 +295,22 @@ extension FrameAssembler {
       moveBounds[index] = 4 * (dx * dx + dy * dy)
     }
     guard previous.count > 1 else { return true }
-    for first in 0..<previous.count - 1 {
+    // The loops written out (`while`, two comparisons rather than `max`): this is the one
+    // part of a frame that grows with n², and the ranges and `max` cost a third more.
+    var first = 0
+    while first < previous.count &- 1 {
       let x = Double(previous[first].x)
       let y = Double(previous[first].y)
       let bound = moveBounds[first]
-      for second in first + 1..<previous.count {
+      var second = first &+ 1
+      while second < previous.count {
         let dx = x - Double(previous[second].x)
         let dy = y - Double(previous[second].y)
-        guard dx * dx + dy * dy > max(bound, moveBounds[second]) else { return false }
+        let squared = dx * dx + dy * dy
+        guard squared > bound, squared > moveBounds[second] else { return false }
+        second &+= 1
       }
+      first &+= 1
     }
     return true
   }
