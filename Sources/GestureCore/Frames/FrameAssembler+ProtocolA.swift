@@ -151,10 +151,11 @@ extension FrameAssembler {
       Self.continuesInOrder(
         reports: UnsafeBufferPointer(start: reportedContacts, count: reportedCount),
         previous: UnsafeBufferPointer(start: previousContacts, count: previousCount),
-        moveBounds: storage.moveBounds)
+        moveBounds: storage.moveBounds, spacingFloor: &spacingFloor)
     {
       commitContinuedInOrder(previous: previousContacts, reported: reportedContacts)
     } else {
+      spacingFloor = 0
       commitMatched()
     }
     storage.swapFrames()
@@ -276,14 +277,26 @@ extension FrameAssembler {
   /// nearest-partner case) and the greedy one beyond `ContactMatcher.optimalLimit` pair
   /// exactly these.
   ///
-  /// Each pair of previous contacts is looked at once, for both of its ends:
-  /// |pᵢ − pⱼ|² > max(4·dᵢ², 4·dⱼ²). n·(n − 1)/2 squared distances, against the matcher's
-  /// n² at best. `moveBounds` (room for n) holds the 4·dᵢ² meanwhile.
+  /// Each pair of previous contacts is measured once, for both of its ends
+  /// (`nearestSpacingIfClear`): n·(n − 1)/2 squared distances, against the matcher's n² at
+  /// best. From `spacingFloorMinimumContacts` contacts on, not even that at most frames:
+  /// `spacingFloor` comes in as a lower bound on the distance between any two previous
+  /// contacts (0: none known) and goes out as one for the reports (0 when not carried).
+  /// When the largest 4·dᵢ² is below its square, every pair passes unmeasured. The bound
+  /// goes down at each frame by twice the largest deviation of a contact's move from the
+  /// first contact's (|rᵢ − rⱼ| ≥ |pᵢ − pⱼ| − |vᵢ − v₀| − |vⱼ − v₀|, vᵢ = rᵢ − pᵢ), so
+  /// fingers moving together keep it: the 45 squares of a 10-finger swipe are worked out
+  /// once in several frames. Every rounding in it is taken downwards (`nextDown`,
+  /// `nextUp`): it never exceeds the true distance. `moveBounds` (room for n) holds the
+  /// 4·dᵢ² meanwhile.
   static func continuesInOrder(
     reports: UnsafeBufferPointer<AnonymousContact>, previous: UnsafeBufferPointer<AnonymousContact>,
-    moveBounds: UnsafeMutablePointer<Double>
+    moveBounds: UnsafeMutablePointer<Double>, spacingFloor: inout Double
   ) -> Bool {
+    let previousFloor = spacingFloor
+    spacingFloor = 0
     guard reports.count == previous.count else { return false }
+    var largestBound = 0.0
     for index in 0..<reports.count {
       let report = reports[index]
       let last = previous[index]
@@ -292,27 +305,76 @@ extension FrameAssembler {
       else { return false }
       let dx = Double(report.x) - Double(last.x)
       let dy = Double(report.y) - Double(last.y)
-      moveBounds[index] = 4 * (dx * dx + dy * dy)
+      let bound = 4 * (dx * dx + dy * dy)
+      moveBounds[index] = bound
+      if bound > largestBound { largestBound = bound }
     }
-    guard previous.count > 1 else { return true }
+    guard reports.count >= spacingFloorMinimumContacts else {
+      return nearestSpacingIfClear(previous, moveBounds: moveBounds) != nil
+    }
+    var spacing = previousFloor
+    // spacing² ≤ the nearest pair's squared distance (rounding is monotonic): below it,
+    // every 4·dᵢ² is.
+    if !(largestBound < spacing * spacing) {
+      guard let nearest = nearestSpacingIfClear(previous, moveBounds: moveBounds) else { return false }
+      spacing = nearest.squareRoot().nextDown
+    }
+    let deviation = largestMoveDeviation(reports: reports, previous: previous).squareRoot().nextUp
+    spacingFloor = max(0, (spacing - 2 * deviation).nextDown)
+    return true
+  }
+
+  /// Fewer contacts have so few pairs that measuring them costs less than carrying
+  /// `spacingFloor`.
+  static let spacingFloorMinimumContacts = 5
+
+  /// The largest squared distance between a contact's move and the first contact's move,
+  /// in device units. Exact: with coordinates in `exactRange`, the moves are integers
+  /// within ±2²⁵, their differences within ±2²⁶ and the sums of squares at most 2⁵³.
+  static func largestMoveDeviation(
+    reports: UnsafeBufferPointer<AnonymousContact>, previous: UnsafeBufferPointer<AnonymousContact>
+  ) -> Double {
+    let firstMoveX = Double(reports[0].x) - Double(previous[0].x)
+    let firstMoveY = Double(reports[0].y) - Double(previous[0].y)
+    var largest = 0.0
+    for index in 1..<reports.count {
+      let deviationX = Double(reports[index].x) - Double(previous[index].x) - firstMoveX
+      let deviationY = Double(reports[index].y) - Double(previous[index].y) - firstMoveY
+      let deviation = deviationX * deviationX + deviationY * deviationY
+      if deviation > largest { largest = deviation }
+    }
+    return largest
+  }
+
+  /// The squared distance between the nearest two of `contacts` (infinity when alone), or
+  /// nil when a pair is no farther apart than either end's `moveBounds`: |pᵢ − pⱼ|² >
+  /// max(4·dᵢ², 4·dⱼ²), each pair looked at once for both of its ends.
+  /// Inlined: most frames have two or three contacts, and the call cost more than their
+  /// pairs.
+  @inline(__always)
+  static func nearestSpacingIfClear(
+    _ contacts: UnsafeBufferPointer<AnonymousContact>, moveBounds: UnsafeMutablePointer<Double>
+  ) -> Double? {
+    var nearest = Double.infinity
     // The loops written out (`while`, two comparisons rather than `max`): this is the one
     // part of a frame that grows with n², and the ranges and `max` cost a third more.
     var first = 0
-    while first < previous.count &- 1 {
-      let x = Double(previous[first].x)
-      let y = Double(previous[first].y)
+    while first < contacts.count &- 1 {
+      let x = Double(contacts[first].x)
+      let y = Double(contacts[first].y)
       let bound = moveBounds[first]
       var second = first &+ 1
-      while second < previous.count {
-        let dx = x - Double(previous[second].x)
-        let dy = y - Double(previous[second].y)
+      while second < contacts.count {
+        let dx = x - Double(contacts[second].x)
+        let dy = y - Double(contacts[second].y)
         let squared = dx * dx + dy * dy
-        guard squared > bound, squared > moveBounds[second] else { return false }
+        guard squared > bound, squared > moveBounds[second] else { return nil }
+        if squared < nearest { nearest = squared }
         second &+= 1
       }
       first &+= 1
     }
-    return true
+    return nearest
   }
 
   mutating func cancelAllAnonymous() {

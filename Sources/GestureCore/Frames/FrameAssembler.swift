@@ -74,6 +74,9 @@ public struct FrameAssembler: Sendable {
   var reportedCount = 0
   var matcher: ContactMatcher
   var pendingReport = PendingReport()
+  /// A lower bound on the distance in device units between any two of the last frame's
+  /// contacts (0: none known), for `continuesInOrder`.
+  var spacingFloor = 0.0
 
   public init(device: DeviceDescription, geometry: PanelGeometry) {
     self.geometry = geometry
