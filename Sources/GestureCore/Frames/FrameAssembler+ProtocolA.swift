@@ -75,7 +75,8 @@ extension FrameAssembler {
           report.y = y.value
           index += 3
         }
-        guard index < events.count else { break }
+        // The frame's end, most often: `feed`'s, without the dispatch below.
+        guard index < events.count, events[index].typeAndCode != Self.frameEnd else { break }
       }
       let event = events[index]
       guard event.time.microseconds <= latest else { break }
@@ -117,6 +118,7 @@ extension FrameAssembler {
   static var positionX: UInt32 { RawEvent.typeAndCode(EventType.abs, AbsCode.mtPositionX) }
   static var positionY: UInt32 { RawEvent.typeAndCode(EventType.abs, AbsCode.mtPositionY) }
   static var reportEnd: UInt32 { RawEvent.typeAndCode(EventType.syn, SynCode.mtReport) }
+  static var frameEnd: UInt32 { RawEvent.typeAndCode(EventType.syn, SynCode.report) }
 
   /// SYN_MT_REPORT: the pending report becomes one of the frame's contacts. A report
   /// without a position (the empty SYN_MT_REPORT of "no contacts") adds nothing.
