@@ -2,7 +2,7 @@ import Testing
 
 @testable import GestureCore
 
-/// Protocol A's one-pass pairing (`FrameAssembler.continuesInOrder`) must only ever answer
+/// Protocol A's in-order shortcut (`FrameAssembler.continuesInOrder`) must only ever answer
 /// what `ContactMatcher` answers: report i continues previous contact i.
 @Suite("protocol A: the in-order shortcut pairs as the matcher does")
 struct ContinuesInOrderTests {
