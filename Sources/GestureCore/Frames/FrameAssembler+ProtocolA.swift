@@ -61,19 +61,20 @@ extension FrameAssembler {
       // three events at a time, they skip the per-event dispatch below (about 34
       // instructions a report instead of 90); anything else, one event at a time.
       if report.isEmpty {
-        while index + 2 < events.count, count < capacity {
+        // Wrapping arithmetic, without the overflow checks: index < events.count.
+        while index &+ 2 < events.count, count < capacity {
           let x = events[index]
-          let y = events[index + 1]
-          let end = events[index + 2]
+          let y = events[index &+ 1]
+          let end = events[index &+ 2]
           guard x.typeAndCode == Self.positionX, y.typeAndCode == Self.positionY,
             end.typeAndCode == Self.reportEnd, x.time.microseconds <= latest, y.time.microseconds <= latest,
             end.time.microseconds <= latest
           else { break }
           reported[count] = AnonymousContact(x: x.value, y: y.value)
-          count += 1
+          count &+= 1
           report.x = x.value
           report.y = y.value
-          index += 3
+          index &+= 3
         }
         // The frame's end, most often: `feed`'s, without the dispatch below.
         guard index < events.count, events[index].typeAndCode != Self.frameEnd else { break }
