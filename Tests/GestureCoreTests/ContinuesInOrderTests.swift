@@ -2,19 +2,42 @@ import Testing
 
 @testable import GestureCore
 
-/// Protocol A's one-pass pairing (`FrameAssembler.continuesInOrder`) must only ever answer
+/// Protocol A's in-order shortcut (`FrameAssembler.continuesInOrder`) must only ever answer
 /// what `ContactMatcher` answers: report i continues previous contact i.
 @Suite("protocol A: the in-order shortcut pairs as the matcher does")
 struct ContinuesInOrderTests {
   typealias Contact = FrameAssembler.AnonymousContact
 
-  /// The shortcut's answer for `previous` → `reports` (clearances measured as the assembler does).
+  /// The shortcut's answer for `previous` → `reports`, with no spacing of `previous` known.
   func shortcut(_ previous: [Contact], _ reports: [Contact]) -> Bool {
-    var previous = previous
-    previous.withUnsafeMutableBufferPointer { FrameAssembler.measureClearances($0) }
+    var spacingFloor = 0.0
+    return shortcut(previous, reports, spacingFloor: &spacingFloor)
+  }
+
+  /// The shortcut's answer, `spacingFloor` carried in and out as the assembler does.
+  func shortcut(_ previous: [Contact], _ reports: [Contact], spacingFloor: inout Double) -> Bool {
+    var moveBounds = [Double](repeating: .nan, count: max(previous.count, 1))
     return reports.withUnsafeBufferPointer { reports in
-      previous.withUnsafeBufferPointer { FrameAssembler.continuesInOrder(reports: reports, previous: $0) }
+      previous.withUnsafeBufferPointer { previous in
+        moveBounds.withUnsafeMutableBufferPointer {
+          FrameAssembler.continuesInOrder(
+            reports: reports, previous: previous, moveBounds: $0.baseAddress!, spacingFloor: &spacingFloor)
+        }
+      }
     }
+  }
+
+  /// The distance between the nearest two contacts.
+  func nearestSpacing(_ contacts: [Contact]) -> Double {
+    var nearest = Double.infinity
+    for first in contacts.indices {
+      for second in contacts.indices where second != first {
+        let dx = Double(contacts[first].x) - Double(contacts[second].x)
+        let dy = Double(contacts[first].y) - Double(contacts[second].y)
+        nearest = min(nearest, (dx * dx + dy * dy).squareRoot())
+      }
+    }
+    return nearest
   }
 
   /// The matcher's pairing: for each report, the previous contact it continues (or -1).
@@ -59,6 +82,50 @@ struct ContinuesInOrderTests {
     // Both sides were exercised.
     #expect(applied > 5_000)
     #expect(declined > 2_000)
+  }
+
+  /// Many fingers moving from frame to frame, the spacing floor carried between frames as
+  /// the assembler carries it: each answer the matcher's, and the floor never above the
+  /// true spacing.
+  @Test func framesWithACarriedSpacingFloorAgreeWithTheMatcher() {
+    var random = SplitMix64(seed: 11)
+    func uniform(_ range: ClosedRange<Int32>) -> Int32 {
+      range.lowerBound + Int32(random.next() % UInt64(range.upperBound - range.lowerBound + 1))
+    }
+    var applied = 0
+    var carried = 0
+    var declined = 0
+    for _ in 0..<400 {
+      let count = Int(uniform(Int32(FrameAssembler.spacingFloorMinimumContacts)...14))
+      let spread = [4095, 600, 120][Int(random.next() % 3)]
+      var previous = (0..<count).map { _ in contact(uniform(0...Int32(spread)), uniform(0...Int32(spread))) }
+      var spacingFloor = 0.0
+      for _ in 0..<60 {
+        // The fingers move together (a swipe), with a jitter each, or each its own way.
+        let together = (uniform(-20...20), uniform(-20...20))
+        let jitter = Int32([0, 1, 4, 30][Int(random.next() % 4)])
+        var reports = previous.map {
+          contact(
+            $0.x + together.0 + uniform(-jitter...jitter), $0.y + together.1 + uniform(-jitter...jitter))
+        }
+        if random.next() % 50 == 0 { reports.swapAt(0, count - 1) }
+        let floorIn = spacingFloor
+        if shortcut(previous, reports, spacingFloor: &spacingFloor) {
+          applied += 1
+          if floorIn > 0 { carried += 1 }
+          #expect(matched(previous, reports) == Array(0..<count), "\(previous) → \(reports)")
+          #expect(spacingFloor <= nearestSpacing(reports), "\(spacingFloor) for \(reports)")
+        } else {
+          declined += 1
+          #expect(spacingFloor == 0)
+        }
+        previous = reports
+      }
+    }
+    // Every way was exercised: carried, measured again, declined.
+    #expect(carried > 2_000)
+    #expect(applied - carried > 1_000)
+    #expect(declined > 1_000)
   }
 
   @Test func twoFingersMovingMoreThanHalfTheirSpacingGoToTheMatcher() {

@@ -67,6 +67,10 @@ public struct FrameAssembler: Sendable {
   /// The frame's changes (`changeCount` of them) and protocol A's contacts.
   var storage: FrameStorage
   var changeCount = 0
+  /// Contacts begun less contacts ended or cancelled among those changes, not yet in
+  /// `activeCount`: kept as they are recorded (for most changes, moves, it costs nothing)
+  /// instead of counted over the changes at every frame.
+  var activeChangeOfFrame = 0
 
   // Protocol A.
   /// In `storage`: the contacts of the last frame and of the one being reported.
@@ -74,6 +78,9 @@ public struct FrameAssembler: Sendable {
   var reportedCount = 0
   var matcher: ContactMatcher
   var pendingReport = PendingReport()
+  /// A lower bound on the distance in device units between any two of the last frame's
+  /// contacts (0: none known), for `continuesInOrder`.
+  var spacingFloor = 0.0
 
   public init(device: DeviceDescription, geometry: PanelGeometry) {
     self.geometry = geometry
@@ -208,13 +215,8 @@ public struct FrameAssembler: Sendable {
     transientsInFrame = 0
     guard changeCount > 0 else { return false }
     // Counted on delivery, so the count always agrees with the frames handed out.
-    for change in frameChanges {
-      switch change.phase {
-      case .began: activeCount += 1
-      case .moved: break
-      case .ended, .cancelled: activeCount -= 1
-      }
-    }
+    activeCount += activeChangeOfFrame
+    activeChangeOfFrame = 0
     frameTime = time
     frameIsDelivered = true
     return true
@@ -229,7 +231,15 @@ public struct FrameAssembler: Sendable {
     var kept = 0
     for index in 0..<changeCount {
       var change = changes[index]
-      if change.id &- firstContactIDOfFrame < newInFrame { continue }
+      if change.id &- firstContactIDOfFrame < newInFrame {
+        // Vanishes, and so does what it counted.
+        switch change.phase {
+        case .began: activeChangeOfFrame -= 1
+        case .moved: break
+        case .ended, .cancelled: activeChangeOfFrame += 1
+        }
+        continue
+      }
       if change.phase == .ended { change.phase = .cancelled }
       changes[kept] = change
       kept += 1
@@ -250,6 +260,11 @@ public struct FrameAssembler: Sendable {
     precondition(changeCount < storage.changeCapacity, "a frame outgrew its bound")
     storage.changes[changeCount] = ContactChange(id: id, phase: phase, position: geometry.userPoint(x: x, y: y))
     changeCount += 1
+    switch phase {
+    case .began: activeChangeOfFrame += 1
+    case .moved: break
+    case .ended, .cancelled: activeChangeOfFrame -= 1
+    }
   }
 
   static func isIgnoredTool(_ toolType: Int32) -> Bool {

@@ -21,6 +21,8 @@ final class FrameStorage: @unchecked Sendable {
   /// Which report, which previous contact each of the matcher's rows and columns is.
   let matcherReports: UnsafeMutablePointer<Int>
   let matcherPrevious: UnsafeMutablePointer<Int>
+  /// `FrameAssembler.continuesInOrder`'s work space: a bound per contact.
+  let moveBounds: UnsafeMutablePointer<Double>
 
   init(changeCapacity: Int, contactCapacity: Int) {
     self.changeCapacity = changeCapacity
@@ -38,6 +40,8 @@ final class FrameStorage: @unchecked Sendable {
     matcherReports.initialize(repeating: 0, count: contactCapacity)
     matcherPrevious = .allocate(capacity: contactCapacity)
     matcherPrevious.initialize(repeating: 0, count: contactCapacity)
+    moveBounds = .allocate(capacity: contactCapacity)
+    moveBounds.initialize(repeating: 0, count: contactCapacity)
   }
 
   deinit {
@@ -48,6 +52,7 @@ final class FrameStorage: @unchecked Sendable {
     matchOfReport.deallocate()
     matcherReports.deallocate()
     matcherPrevious.deallocate()
+    moveBounds.deallocate()
   }
 
   func swapFrames() { swap(&previous, &reported) }
@@ -60,6 +65,7 @@ final class FrameStorage: @unchecked Sendable {
     copy.matchOfReport.update(from: matchOfReport, count: contactCapacity)
     copy.matcherReports.update(from: matcherReports, count: contactCapacity)
     copy.matcherPrevious.update(from: matcherPrevious, count: contactCapacity)
+    copy.moveBounds.update(from: moveBounds, count: contactCapacity)
     return copy
   }
 }
