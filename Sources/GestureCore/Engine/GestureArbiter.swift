@@ -386,7 +386,7 @@ struct GestureArbiter {
     bound = index.sequence(region: sequence.region, fingers: sequence.fingerCount)
     continuous.fingersLanded(sequence.fingers, geometry: geometry, trace: &tracer)
     levels.removeAll(keepingCapacity: true)
-    for kind in GestureKind.continuous {
+    ContinuousRecognizers.forEachKind { kind in
       for c in bound.continuous where c.kind == kind {
         guard let width = c.width else { continue }
         levels.append(StepLevel(binding: c.binding, kind: kind, direction: c.direction, width: width))
@@ -530,34 +530,46 @@ struct GestureArbiter {
   /// failed one never fires again in this sequence, so where its levels stand is never read.
   private mutating func evaluateContinuous(into output: inout [GestureEvent]) {
     let stepping = state == .open || !state.claimed.isEmpty
-    // `levels` is in the order of `GestureKind.continuous` (see `fingersLanded`): each
-    // kind's levels are the run that follows the previous kind's.
+    // `levels` is in the order of `ContinuousRecognizers.forEachKind` (see `fingersLanded`):
+    // each kind's levels are the run that follows the previous kind's.
     var levelEnd = 0
-    for kind in GestureKind.continuous {
-      let levelStart = levelEnd
-      while levelEnd < levels.count, levels[levelEnd].kind == kind { levelEnd += 1 }
-      guard bound.continuousKinds.contains(kind) else { continue }
-      let recognized = continuous.isRecognized(kind)
-      guard recognized || continuous.isTracking(kind) else { continue }
-      for i in levelStart..<levelEnd {
-        guard let measure = continuous.levelMeasure(kind, along: levels[i].direction),
-          levels[i].wouldMove(measure)
-        else { continue }
-        let moved = levels[i].follow(measure)
-        if recognized && stepping { fireSteps(level: i, count: levels[i].steps(for: moved), into: &output) }
-      }
-      guard stepping, !recognized,
-        let direction = continuous.recognizeIfCrossed(kind, bound.continuous, limits: limits, trace: &tracer)
-      else { continue }
-      win(kind, into: &output)
-      if let oneShot = bound.continuous.first(where: { $0.kind == kind && $0.direction == direction && $0.width == nil }
-      ) {
-        fire(binding: oneShot.binding, gesture: kind, direction: direction, into: &output)
-      }
-      for i in levels.indices where levels[i].kind == kind {
-        fireSteps(level: i, count: levels[i].due, into: &output)
-      }
+    ContinuousRecognizers.forEachKind { kind in
+      levelEnd = evaluateContinuous(kind, levelsFrom: levelEnd, stepping: stepping, into: &output)
     }
+  }
+
+  /// `evaluateContinuous` for one kind, whose levels start at `levelStart`; returns where
+  /// they end. Inlined with `kind` a constant, so that every switch on it folds away: a
+  /// loop over the kinds dispatched on the kind at every level and call (about 600
+  /// instructions a two-finger frame).
+  @inline(__always)
+  private mutating func evaluateContinuous(
+    _ kind: GestureKind, levelsFrom levelStart: Int, stepping: Bool, into output: inout [GestureEvent]
+  ) -> Int {
+    var levelEnd = levelStart
+    while levelEnd < levels.count, levels[levelEnd].kind == kind { levelEnd += 1 }
+    guard bound.continuousKinds.contains(kind) else { return levelEnd }
+    let recognized = continuous.isRecognized(kind)
+    guard recognized || continuous.isTracking(kind) else { return levelEnd }
+    for i in levelStart..<levelEnd {
+      guard let measure = continuous.levelMeasure(kind, along: levels[i].direction),
+        levels[i].wouldMove(measure)
+      else { continue }
+      let moved = levels[i].follow(measure)
+      if recognized && stepping { fireSteps(level: i, count: levels[i].steps(for: moved), into: &output) }
+    }
+    guard stepping, !recognized,
+      let direction = continuous.recognizeIfCrossed(kind, bound.continuous, limits: limits, trace: &tracer)
+    else { return levelEnd }
+    win(kind, into: &output)
+    if let oneShot = bound.continuous.first(where: { $0.kind == kind && $0.direction == direction && $0.width == nil })
+    {
+      fire(binding: oneShot.binding, gesture: kind, direction: direction, into: &output)
+    }
+    for i in levelStart..<levelEnd {
+      fireSteps(level: i, count: levels[i].due, into: &output)
+    }
+    return levelEnd
   }
 
   /// `kind` won (or, in a group, joined) the sequence: every gesture that may not share it

@@ -6,6 +6,15 @@ struct ContinuousRecognizers {
   private var pinch = ContinuousRecognizer<PinchMeasure>()
   private var rotate = ContinuousRecognizer<RotateMeasure>()
 
+  /// `body` for each kind, in the order one frame's steps fire. Unrolled: inlined, each
+  /// call has its kind as a constant, and the switches on it in the methods below fold.
+  @inline(__always)
+  static func forEachKind(_ body: (GestureKind) -> Void) {
+    body(.pan)
+    body(.pinch)
+    body(.rotate)
+  }
+
   mutating func reset() {
     pan.reset()
     pinch.reset()
