@@ -122,8 +122,17 @@ struct GestureArbiter {
   /// The earliest time something is due, worked out from the state.
   @inline(__always)
   private var earliestDue: Timestamp? {
-    var next = multiTap.deadline(gap: thresholds.multiTapGap)
-    func consider(_ t: Timestamp) { if next.map({ t < $0 }) ?? true { next = t } }
+    // The least time considered, as a plain integer and a flag: an optional compared and
+    // rewritten at each step cost twice the instructions (this runs after every frame).
+    var next = Int64.max
+    var found = false
+    func consider(_ t: Timestamp) {
+      if t.microseconds <= next {
+        next = t.microseconds
+        found = true
+      }
+    }
+    if let gapEnd = multiTap.deadline(gap: thresholds.multiTapGap) { consider(gapEnd) }
     if state.isActive {
       let start = sequence.startTime
       if state == .landing { consider(start + thresholds.fingerLanding) }
@@ -140,7 +149,7 @@ struct GestureArbiter {
       }
     }
     for contact in contacts where !contact.dropped { consider(contact.anchorTime + thresholds.stuckContact) }
-    return next
+    return found ? Timestamp(microseconds: next) : nil
   }
 
   /// Runs everything due at or before `time`, in time order.
@@ -252,6 +261,9 @@ struct GestureArbiter {
     }
   }
 
+  /// Inlined into `process`, with what most moves need: the contact's anchor and the
+  /// finger's position. What only a possible tap or long press needs is out of line.
+  @inline(__always)
   private mutating func moved(_ change: ContactChange, into output: inout [GestureEvent]) {
     guard let c = contactIndex(of: change.id) else {
       impossible("contact \(change.id) moved without landing")
@@ -265,10 +277,17 @@ struct GestureArbiter {
     // A closed sequence fires nothing more: where its fingers are is never read again.
     guard state.isActive, !state.isClosed, let f = sequence.index(of: change.id) else { return }
     sequence.fingers[f].current = change.position
-    // The travel from where the finger landed only matters to the tap and the long press,
-    // and only beyond the slop: within it, both take 0 as they would the real distance.
+    // The travel from where the finger landed only matters to the tap and the long press.
     guard tap.state == .possible || longPress.state == .possible else { return }
-    let squared = geometry.squaredDistance(sequence.fingers[f].down, change.position)
+    fingerTravelled(f, into: &output)
+  }
+
+  /// Finger `f` moved while a tap or a long press is possible: its travel from where it
+  /// landed, which only matters beyond the slop (within it, both take 0 as they would the
+  /// real distance).
+  @inline(never)
+  private mutating func fingerTravelled(_ f: Int, into output: inout [GestureEvent]) {
+    let squared = geometry.squaredDistance(sequence.fingers[f].down, sequence.fingers[f].current)
     let travel = slopLimit.isClearlyWithin(squared: squared) ? 0 : squared.squareRoot()
     if tap.state == .possible,
       let t = tapRule.fingerMoved(&sequence.fingers[f], travel: travel, at: now, liftStarted: sequence.firstLift)

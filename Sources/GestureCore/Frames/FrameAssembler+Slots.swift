@@ -73,23 +73,24 @@ extension FrameAssembler {
       let event = events[index]
       guard event.time.microseconds <= latest else { break }
       if event.type == EventType.abs {
-        switch event.code {
-        case AbsCode.mtPositionX:
-          if slot >= 0 {
+        // Positions first, one comparison each (a switch here became a jump table); the
+        // slot is tested as an index of `slots` (-1 fails it), which spares the subscript's
+        // own bounds check.
+        let code = event.code
+        if code == AbsCode.mtPositionX {
+          if slots.indices.contains(slot) {
             slots[slot].x = event.value
             dirty |= 1 << UInt64(slot)
           }
-        case AbsCode.mtPositionY:
-          if slot >= 0 {
+        } else if code == AbsCode.mtPositionY {
+          if slots.indices.contains(slot) {
             slots[slot].y = event.value
             dirty |= 1 << UInt64(slot)
           }
-        case AbsCode.mtSlot:
+        } else if code == AbsCode.mtSlot {
           slot = event.value >= 0 && Int(event.value) < slotCount ? Int(event.value) : -1
-        case AbsCode.mtTrackingID, AbsCode.mtToolType:
+        } else if code == AbsCode.mtTrackingID || code == AbsCode.mtToolType {
           break scan
-        default:
-          break
         }
       } else if event.type != EventType.msc {
         break

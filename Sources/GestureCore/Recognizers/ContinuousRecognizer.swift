@@ -103,6 +103,7 @@ struct ContinuousRecognizer<Measure: GestureMeasure> {
     return move(to: .failed(.wrongFingerCount), on: "finger count fixed")
   }
 
+  @inline(__always)  // See ContinuousRecognizers.update.
   mutating func update(_ fingers: [SequenceFinger], geometry: PanelGeometry) {
     guard isLive else { return }
     measure?.update(fingers, geometry: geometry)

@@ -17,6 +17,7 @@ struct RotateMeasure: GestureMeasure {
     return atan2Degrees(d.dy, d.dx)
   }
 
+  @inline(__always)  // See ContinuousRecognizers.update.
   mutating func update(_ fingers: [SequenceFinger], geometry: PanelGeometry) {
     let heading = Self.heading(fingers, geometry)
     var delta = heading - lastHeading
