@@ -48,6 +48,9 @@ struct GestureArbiter {
   private var bound = BindingIndex.SequenceBindings()
   /// The step bindings' levels for the current sequence, pan first, then pinch, then rotate.
   private var levels: [StepLevel] = []
+  /// Where each kind's run of `levels` ends, in the order of `ContinuousRecognizers.forEachKind`
+  /// (set with `levels`, so that a frame need not look for the runs).
+  private var levelRunEnds: [Int] = []
   private var tap = TapRecognizer()
   private var longPress = LongPressRecognizer()
   private var swipe = SwipeRecognizer()
@@ -108,6 +111,7 @@ struct GestureArbiter {
     forwarding = profile.forward
     contacts.reserveCapacity(Self.maxContacts)
     levels.reserveCapacity(profile.bindings.count)
+    levelRunEnds.reserveCapacity(GestureKind.continuous.count)
     nextDeadline = earliestDue
   }
 
@@ -405,11 +409,13 @@ struct GestureArbiter {
     bound = index.sequence(region: sequence.region, fingers: sequence.fingerCount)
     continuous.fingersLanded(sequence.fingers, geometry: geometry, trace: &tracer)
     levels.removeAll(keepingCapacity: true)
+    levelRunEnds.removeAll(keepingCapacity: true)
     ContinuousRecognizers.forEachKind { kind in
       for c in bound.continuous where c.kind == kind {
         guard let width = c.width else { continue }
         levels.append(StepLevel(binding: c.binding, kind: kind, direction: c.direction, width: width))
       }
+      levelRunEnds.append(levels.count)
     }
   }
 
@@ -549,28 +555,26 @@ struct GestureArbiter {
   /// failed one never fires again in this sequence, so where its levels stand is never read.
   private mutating func evaluateContinuous(into output: inout [GestureEvent]) {
     let stepping = state == .open || !state.claimed.isEmpty
-    // `levels` is in the order of `ContinuousRecognizers.forEachKind` (see `fingersLanded`):
-    // each kind's levels are the run that follows the previous kind's.
-    var levelEnd = 0
+    // Each kind's levels are the run that follows the previous kind's (see `fingersLanded`).
+    var run = 0
     ContinuousRecognizers.forEachKind { kind in
-      levelEnd = evaluateContinuous(kind, levelsFrom: levelEnd, stepping: stepping, into: &output)
+      let levelStart = run == 0 ? 0 : levelRunEnds[run - 1]
+      evaluateContinuous(kind, levels: levelStart..<levelRunEnds[run], stepping: stepping, into: &output)
+      run += 1
     }
   }
 
-  /// `evaluateContinuous` for one kind, whose levels start at `levelStart`; returns where
-  /// they end. Inlined with `kind` a constant, so that every switch on it folds away: a
-  /// loop over the kinds dispatched on the kind at every level and call (about 600
-  /// instructions a two-finger frame).
+  /// `evaluateContinuous` for one kind, whose levels are `run`. Inlined with `kind` a
+  /// constant, so that every switch on it folds away: a loop over the kinds dispatched on
+  /// the kind at every level and call (about 600 instructions a two-finger frame).
   @inline(__always)
   private mutating func evaluateContinuous(
-    _ kind: GestureKind, levelsFrom levelStart: Int, stepping: Bool, into output: inout [GestureEvent]
-  ) -> Int {
-    var levelEnd = levelStart
-    while levelEnd < levels.count, levels[levelEnd].kind == kind { levelEnd += 1 }
-    guard bound.continuousKinds.contains(kind) else { return levelEnd }
+    _ kind: GestureKind, levels run: Range<Int>, stepping: Bool, into output: inout [GestureEvent]
+  ) {
+    guard bound.continuousKinds.contains(kind) else { return }
     let recognized = continuous.isRecognized(kind)
-    guard recognized || continuous.isTracking(kind) else { return levelEnd }
-    for i in levelStart..<levelEnd {
+    guard recognized || continuous.isTracking(kind) else { return }
+    for i in run {
       guard let measure = continuous.levelMeasure(kind, along: levels[i].direction),
         levels[i].wouldMove(measure)
       else { continue }
@@ -579,16 +583,15 @@ struct GestureArbiter {
     }
     guard stepping, !recognized,
       let direction = continuous.recognizeIfCrossed(kind, bound.continuous, limits: limits, trace: &tracer)
-    else { return levelEnd }
+    else { return }
     win(kind, into: &output)
     if let oneShot = bound.continuous.first(where: { $0.kind == kind && $0.direction == direction && $0.width == nil })
     {
       fire(binding: oneShot.binding, gesture: kind, direction: direction, into: &output)
     }
-    for i in levelStart..<levelEnd {
+    for i in run {
       fireSteps(level: i, count: levels[i].due, into: &output)
     }
-    return levelEnd
   }
 
   /// `kind` won (or, in a group, joined) the sequence: every gesture that may not share it

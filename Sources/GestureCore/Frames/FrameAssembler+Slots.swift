@@ -73,24 +73,25 @@ extension FrameAssembler {
       let event = events[index]
       guard event.time.microseconds <= latest else { break }
       if event.type == EventType.abs {
-        // Positions first, one comparison each (a switch here became a jump table); the
-        // slot is tested as an index of `slots` (-1 fails it), which spares the subscript's
-        // own bounds check.
-        let code = event.code
-        if code == AbsCode.mtPositionX {
+        // The slot is tested as an index of `slots` (-1 fails it), which spares the
+        // subscript's own bounds check.
+        switch event.code {
+        case AbsCode.mtPositionX:
           if slots.indices.contains(slot) {
             slots[slot].x = event.value
             dirty |= 1 << UInt64(slot)
           }
-        } else if code == AbsCode.mtPositionY {
+        case AbsCode.mtPositionY:
           if slots.indices.contains(slot) {
             slots[slot].y = event.value
             dirty |= 1 << UInt64(slot)
           }
-        } else if code == AbsCode.mtSlot {
+        case AbsCode.mtSlot:
           slot = event.value >= 0 && Int(event.value) < slotCount ? Int(event.value) : -1
-        } else if code == AbsCode.mtTrackingID || code == AbsCode.mtToolType {
+        case AbsCode.mtTrackingID, AbsCode.mtToolType:
           break scan
+        default:
+          break
         }
       } else if event.type != EventType.msc {
         break
