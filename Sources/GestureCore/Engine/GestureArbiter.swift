@@ -112,20 +112,21 @@ struct GestureArbiter {
     contacts.reserveCapacity(Self.maxContacts)
     levels.reserveCapacity(profile.bindings.count)
     levelRunEnds.reserveCapacity(GestureKind.continuous.count)
-    nextDeadline = earliestDue
+    nextDeadline = earliestDue()
   }
 
   // MARK: Time
 
-  /// The earliest time something is due, or nil when idle: `earliestDue` as of the end of
+  /// The earliest time something is due, or nil when idle: `earliestDue()` as of the end of
   /// the last `process`, `advance` or `reset`. Stored, because the arbiter's state only
   /// changes there, and because the engine reading the computed value made Swift copy the
   /// whole arbiter (1.2 KB) first, once per frame (even inlined).
   @usableFromInline private(set) var nextDeadline: Timestamp?
 
-  /// The earliest time something is due, worked out from the state.
+  /// The earliest time something is due, worked out from the state. Mutating (though it
+  /// changes nothing), as `heldTouchDeadline`.
   @inline(__always)
-  private var earliestDue: Timestamp? {
+  private mutating func earliestDue() -> Timestamp? {
     // The least time considered, as a plain integer and a flag: an optional compared and
     // rewritten at each step cost twice the instructions (this runs after every frame).
     var next = Int64.max
@@ -144,23 +145,33 @@ struct GestureArbiter {
       if longPress.state == .possible, index.longPressBound(region: sequence.region) {
         consider(start + thresholds.longPress)
       }
-      if isUndecided {
-        // The first moments a held touch can no longer be a tap or a swipe.
-        if tap.state == .possible { consider(start + thresholds.tapMaxDuration + 1) }
-        if swipe.state == .possible, now <= start + thresholds.swipeMaxDuration {
-          consider(start + thresholds.swipeMaxDuration + 1)
-        }
-      }
+      if forwarding, let held = heldTouchDeadline(start: start) { consider(held) }
     }
     for contact in contacts where !contact.dropped { consider(contact.anchorTime + thresholds.stuckContact) }
     return found ? Timestamp(microseconds: next) : nil
   }
 
+  /// For `earliestDue()` while forwarding: the first moment a held touch can no longer be a
+  /// tap or a swipe. Out of line, so that what it reads is not loaded at every frame
+  /// without forwarding too; mutating (though it changes nothing), so that the arbiter is
+  /// passed in place: a non-mutating call was passed a copy of it.
+  @inline(never)
+  private mutating func heldTouchDeadline(start: Timestamp) -> Timestamp? {
+    guard isUndecided else { return nil }
+    var next: Timestamp?
+    if tap.state == .possible { next = start + thresholds.tapMaxDuration + 1 }
+    if swipe.state == .possible, now <= start + thresholds.swipeMaxDuration {
+      let swipeEnd = start + thresholds.swipeMaxDuration + 1
+      if next.map({ swipeEnd < $0 }) ?? true { next = swipeEnd }
+    }
+    return next
+  }
+
   /// Runs everything due at or before `time`, in time order.
   mutating func advance(to time: Timestamp, into output: inout [GestureEvent]) {
-    defer { nextDeadline = earliestDue }
+    defer { nextDeadline = earliestDue() }
     var previous: Timestamp? = nil
-    while let due = earliestDue, due <= time {
+    while let due = earliestDue(), due <= time {
       // Every deadline handler moves its state on; this only guards against a bug hanging
       // the daemon.
       if let previous, due <= previous {
@@ -205,7 +216,7 @@ struct GestureArbiter {
   mutating func process(
     at time: Timestamp, _ changes: UnsafeBufferPointer<ContactChange>, into output: inout [GestureEvent]
   ) {
-    defer { nextDeadline = earliestDue }
+    defer { nextDeadline = earliestDue() }
     now = time
     frameSequence = state.isActive ? sequence.number : nil
     for change in changes {
@@ -674,7 +685,7 @@ struct GestureArbiter {
   /// The sequence is cancelled from outside (device gone, reload): steps going end, nothing
   /// else fires, and every contact is forgotten.
   mutating func reset(at time: Timestamp, into output: inout [GestureEvent]) {
-    defer { nextDeadline = earliestDue }
+    defer { nextDeadline = earliestDue() }
     now = time
     if case .claimed = state { endSteps(into: &output) }
     if state.isActive { transition(.reset) }
