@@ -234,20 +234,21 @@ struct GestureArbiter {
   }
 
   /// Where contact `id` is in `contacts`. A frame lists its moves in the order the
-  /// contacts landed, mostly (slot or report order), so the search starts after the contact
-  /// found last: one comparison per move instead of half the contacts.
+  /// contacts landed, mostly (slot or report order), so the contact after the one found
+  /// last (after the last, the first) is tried first: one comparison per move instead of
+  /// half the contacts. Ids are unique in `contacts`: the order of the search does not
+  /// change what it finds.
   @inline(__always)
   private mutating func contactIndex(of id: UInt32) -> Int? {
-    let count = contacts.count
-    var index = lookupHint < count ? lookupHint : 0
-    for _ in 0..<count {
-      if contacts[index].id == id {
-        lookupHint = index + 1
-        return index
-      }
-      index = index + 1 < count ? index + 1 : 0
+    let likely = lookupHint < contacts.count ? lookupHint : 0
+    // `indices.contains` spares the subscript its own bounds check.
+    if contacts.indices.contains(likely), contacts[likely].id == id {
+      lookupHint = likely + 1
+      return likely
     }
-    return nil
+    guard let index = contacts.firstIndex(where: { $0.id == id }) else { return nil }
+    lookupHint = index + 1
+    return index
   }
 
   private mutating func began(_ change: ContactChange, into output: inout [GestureEvent]) {
@@ -290,7 +291,8 @@ struct GestureArbiter {
       contacts[c].anchorTime = now
     }
     // A closed sequence fires nothing more: where its fingers are is never read again.
-    guard state.isActive, !state.isClosed, let f = sequence.index(of: change.id) else { return }
+    // The sequence's fingers are mostly the contacts, in the same order.
+    guard state.isActive, !state.isClosed, let f = sequence.index(of: change.id, tryingFirst: c) else { return }
     sequence.fingers[f].current = change.position
     // The travel from where the finger landed only matters to the tap and the long press.
     guard tap.state == .possible || longPress.state == .possible else { return }
