@@ -147,7 +147,8 @@ struct GestureArbiter {
       }
       if forwarding, let held = heldTouchDeadline(start: start) { consider(held) }
     }
-    for contact in contacts where !contact.dropped { consider(contact.anchorTime + thresholds.stuckContact) }
+    let stuckContact = thresholds.stuckContact
+    for contact in contacts where !contact.dropped { consider(contact.anchorTime + stuckContact) }
     return found ? Timestamp(microseconds: next) : nil
   }
 
@@ -216,7 +217,6 @@ struct GestureArbiter {
   mutating func process(
     at time: Timestamp, _ changes: UnsafeBufferPointer<ContactChange>, into output: inout [GestureEvent]
   ) {
-    defer { nextDeadline = earliestDue() }
     now = time
     frameSequence = state.isActive ? sequence.number : nil
     for change in changes {
@@ -231,6 +231,9 @@ struct GestureArbiter {
       if liveContacts == 0 { endSequence(into: &output) }
     }
     settleDisposition()
+    // At the end rather than in a `defer` (nothing returns early): the `defer` became a
+    // call of its own, shared with `advance` and `reset`.
+    nextDeadline = earliestDue()
   }
 
   /// Where contact `id` is in `contacts`. A frame lists its moves in the order the
