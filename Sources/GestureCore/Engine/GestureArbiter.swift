@@ -558,6 +558,7 @@ struct GestureArbiter {
   /// measure (it fires nothing, and `bound` changes only where every reference is taken
   /// afresh, in `fingersLanded`).
   /// A closed sequence fires nothing more, steps nor ends: nothing reads its measures.
+  @inline(__always)  // Once per frame, from `process`.
   private mutating func followContinuous(into output: inout [GestureEvent]) {
     guard !bound.continuousKinds.isEmpty, !state.isClosed else { return }
     continuous.update(sequence.fingers, geometry: geometry, kinds: bound.continuousKinds)
@@ -590,7 +591,9 @@ struct GestureArbiter {
     guard bound.continuousKinds.contains(kind) else { return }
     let recognized = continuous.isRecognized(kind)
     guard recognized || continuous.isTracking(kind) else { return }
-    for i in run {
+    // `run` lies within `levels`: the test is always true, and spares the subscripts below
+    // their own bounds checks, at every level of every frame.
+    for i in run where levels.indices.contains(i) {
       guard let measure = continuous.levelMeasure(kind, along: levels[i].direction),
         levels[i].wouldMove(measure)
       else { continue }
