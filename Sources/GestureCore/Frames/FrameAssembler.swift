@@ -207,13 +207,10 @@ public struct FrameAssembler: Sendable {
     firstContactIDOfFrame = nextContactID
     transientsInFrame = 0
     guard changeCount > 0 else { return false }
-    // Counted on delivery, so the count always agrees with the frames handed out.
-    for change in frameChanges {
-      switch change.phase {
-      case .began: activeCount += 1
-      case .moved: break
-      case .ended, .cancelled: activeCount -= 1
-      }
+    // Counted on delivery, so the count always agrees with the frames handed out. Moves,
+    // most of every frame, are passed over with one test.
+    for change in frameChanges where change.phase != .moved {
+      activeCount += change.phase == .began ? 1 : -1
     }
     frameTime = time
     frameIsDelivered = true
