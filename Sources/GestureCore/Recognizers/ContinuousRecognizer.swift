@@ -65,8 +65,9 @@ struct ContinuousRecognizer<Measure: GestureMeasure> {
       isRecognized = if case .recognized = state { true } else { false }
     }
   }
-  /// Whether `state` is `.tracking`, `.recognized`: kept by its observer, since every frame
-  /// asks several times, and matching a state with payloads cost about ten instructions.
+  /// Whether `state` is `.tracking`, and whether it is `.recognized`: kept by its observer,
+  /// since every frame asks several times, and matching a state with payloads cost about
+  /// ten instructions each time.
   private(set) var isTracking = false
   private(set) var isRecognized = false
   /// Valid while tracking or recognized.
