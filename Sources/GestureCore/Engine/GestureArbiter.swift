@@ -48,6 +48,9 @@ struct GestureArbiter {
   private var bound = BindingIndex.SequenceBindings()
   /// The step bindings' levels for the current sequence, pan first, then pinch, then rotate.
   private var levels: [StepLevel] = []
+  /// Where each kind's run of `levels` ends, in the order of `ContinuousRecognizers.forEachKind`
+  /// (set with `levels`, so that a frame need not look for the runs).
+  private var levelRunEnds: [Int] = []
   private var tap = TapRecognizer()
   private var longPress = LongPressRecognizer()
   private var swipe = SwipeRecognizer()
@@ -108,22 +111,33 @@ struct GestureArbiter {
     forwarding = profile.forward
     contacts.reserveCapacity(Self.maxContacts)
     levels.reserveCapacity(profile.bindings.count)
-    nextDeadline = earliestDue
+    levelRunEnds.reserveCapacity(GestureKind.continuous.count)
+    nextDeadline = earliestDue()
   }
 
   // MARK: Time
 
-  /// The earliest time something is due, or nil when idle: `earliestDue` as of the end of
+  /// The earliest time something is due, or nil when idle: `earliestDue()` as of the end of
   /// the last `process`, `advance` or `reset`. Stored, because the arbiter's state only
   /// changes there, and because the engine reading the computed value made Swift copy the
   /// whole arbiter (1.2 KB) first, once per frame (even inlined).
   @usableFromInline private(set) var nextDeadline: Timestamp?
 
-  /// The earliest time something is due, worked out from the state.
+  /// The earliest time something is due, worked out from the state. Mutating (though it
+  /// changes nothing), as `heldTouchDeadline`.
   @inline(__always)
-  private var earliestDue: Timestamp? {
-    var next = multiTap.deadline(gap: thresholds.multiTapGap)
-    func consider(_ t: Timestamp) { if next.map({ t < $0 }) ?? true { next = t } }
+  private mutating func earliestDue() -> Timestamp? {
+    // The least time considered, as a plain integer and a flag: an optional compared and
+    // rewritten at each step cost twice the instructions (this runs after every frame).
+    var next = Int64.max
+    var found = false
+    func consider(_ t: Timestamp) {
+      if t.microseconds <= next {
+        next = t.microseconds
+        found = true
+      }
+    }
+    if let gapEnd = multiTap.deadline(gap: thresholds.multiTapGap) { consider(gapEnd) }
     if state.isActive {
       let start = sequence.startTime
       if state == .landing { consider(start + thresholds.fingerLanding) }
@@ -131,23 +145,34 @@ struct GestureArbiter {
       if longPress.state == .possible, index.longPressBound(region: sequence.region) {
         consider(start + thresholds.longPress)
       }
-      if isUndecided {
-        // The first moments a held touch can no longer be a tap or a swipe.
-        if tap.state == .possible { consider(start + thresholds.tapMaxDuration + 1) }
-        if swipe.state == .possible, now <= start + thresholds.swipeMaxDuration {
-          consider(start + thresholds.swipeMaxDuration + 1)
-        }
-      }
+      if forwarding, let held = heldTouchDeadline(start: start) { consider(held) }
     }
-    for contact in contacts where !contact.dropped { consider(contact.anchorTime + thresholds.stuckContact) }
+    let stuckContact = thresholds.stuckContact
+    for contact in contacts where !contact.dropped { consider(contact.anchorTime + stuckContact) }
+    return found ? Timestamp(microseconds: next) : nil
+  }
+
+  /// For `earliestDue()` while forwarding: the first moment a held touch can no longer be a
+  /// tap or a swipe. Out of line, so that what it reads is not loaded at every frame
+  /// without forwarding too; mutating (though it changes nothing), so that the arbiter is
+  /// passed in place: a non-mutating call was passed a copy of it.
+  @inline(never)
+  private mutating func heldTouchDeadline(start: Timestamp) -> Timestamp? {
+    guard isUndecided else { return nil }
+    var next: Timestamp?
+    if tap.state == .possible { next = start + thresholds.tapMaxDuration + 1 }
+    if swipe.state == .possible, now <= start + thresholds.swipeMaxDuration {
+      let swipeEnd = start + thresholds.swipeMaxDuration + 1
+      if next.map({ swipeEnd < $0 }) ?? true { next = swipeEnd }
+    }
     return next
   }
 
   /// Runs everything due at or before `time`, in time order.
   mutating func advance(to time: Timestamp, into output: inout [GestureEvent]) {
-    defer { nextDeadline = earliestDue }
+    defer { nextDeadline = earliestDue() }
     var previous: Timestamp? = nil
-    while let due = earliestDue, due <= time {
+    while let due = earliestDue(), due <= time {
       // Every deadline handler moves its state on; this only guards against a bug hanging
       // the daemon.
       if let previous, due <= previous {
@@ -192,7 +217,6 @@ struct GestureArbiter {
   mutating func process(
     at time: Timestamp, _ changes: UnsafeBufferPointer<ContactChange>, into output: inout [GestureEvent]
   ) {
-    defer { nextDeadline = earliestDue }
     now = time
     frameSequence = state.isActive ? sequence.number : nil
     for change in changes {
@@ -207,23 +231,27 @@ struct GestureArbiter {
       if liveContacts == 0 { endSequence(into: &output) }
     }
     settleDisposition()
+    // At the end rather than in a `defer` (nothing returns early): the `defer` became a
+    // call of its own, shared with `advance` and `reset`.
+    nextDeadline = earliestDue()
   }
 
   /// Where contact `id` is in `contacts`. A frame lists its moves in the order the
-  /// contacts landed, mostly (slot or report order), so the search starts after the contact
-  /// found last: one comparison per move instead of half the contacts.
+  /// contacts landed, mostly (slot or report order), so the contact after the one found
+  /// last (after the last, the first) is tried first: one comparison per move instead of
+  /// half the contacts. Ids are unique in `contacts`: the order of the search does not
+  /// change what it finds.
   @inline(__always)
   private mutating func contactIndex(of id: UInt32) -> Int? {
-    let count = contacts.count
-    var index = lookupHint < count ? lookupHint : 0
-    for _ in 0..<count {
-      if contacts[index].id == id {
-        lookupHint = index + 1
-        return index
-      }
-      index = index + 1 < count ? index + 1 : 0
+    let likely = lookupHint < contacts.count ? lookupHint : 0
+    // `indices.contains` spares the subscript its own bounds check.
+    if contacts.indices.contains(likely), contacts[likely].id == id {
+      lookupHint = likely + 1
+      return likely
     }
-    return nil
+    guard let index = contacts.firstIndex(where: { $0.id == id }) else { return nil }
+    lookupHint = index + 1
+    return index
   }
 
   private mutating func began(_ change: ContactChange, into output: inout [GestureEvent]) {
@@ -252,6 +280,9 @@ struct GestureArbiter {
     }
   }
 
+  /// Inlined into `process`, with what most moves need: the contact's anchor and the
+  /// finger's position. What only a possible tap or long press needs is out of line.
+  @inline(__always)
   private mutating func moved(_ change: ContactChange, into output: inout [GestureEvent]) {
     guard let c = contactIndex(of: change.id) else {
       impossible("contact \(change.id) moved without landing")
@@ -263,12 +294,20 @@ struct GestureArbiter {
       contacts[c].anchorTime = now
     }
     // A closed sequence fires nothing more: where its fingers are is never read again.
-    guard state.isActive, !state.isClosed, let f = sequence.index(of: change.id) else { return }
+    // The sequence's fingers are mostly the contacts, in the same order.
+    guard state.isActive, !state.isClosed, let f = sequence.index(of: change.id, tryingFirst: c) else { return }
     sequence.fingers[f].current = change.position
-    // The travel from where the finger landed only matters to the tap and the long press,
-    // and only beyond the slop: within it, both take 0 as they would the real distance.
+    // The travel from where the finger landed only matters to the tap and the long press.
     guard tap.state == .possible || longPress.state == .possible else { return }
-    let squared = geometry.squaredDistance(sequence.fingers[f].down, change.position)
+    fingerTravelled(f, into: &output)
+  }
+
+  /// Finger `f` moved while a tap or a long press is possible: its travel from where it
+  /// landed, which only matters beyond the slop (within it, both take 0 as they would the
+  /// real distance).
+  @inline(never)
+  private mutating func fingerTravelled(_ f: Int, into output: inout [GestureEvent]) {
+    let squared = geometry.squaredDistance(sequence.fingers[f].down, sequence.fingers[f].current)
     let travel = slopLimit.isClearlyWithin(squared: squared) ? 0 : squared.squareRoot()
     if tap.state == .possible,
       let t = tapRule.fingerMoved(&sequence.fingers[f], travel: travel, at: now, liftStarted: sequence.firstLift)
@@ -386,11 +425,13 @@ struct GestureArbiter {
     bound = index.sequence(region: sequence.region, fingers: sequence.fingerCount)
     continuous.fingersLanded(sequence.fingers, geometry: geometry, trace: &tracer)
     levels.removeAll(keepingCapacity: true)
-    for kind in GestureKind.continuous {
+    levelRunEnds.removeAll(keepingCapacity: true)
+    ContinuousRecognizers.forEachKind { kind in
       for c in bound.continuous where c.kind == kind {
         guard let width = c.width else { continue }
         levels.append(StepLevel(binding: c.binding, kind: kind, direction: c.direction, width: width))
       }
+      levelRunEnds.append(levels.count)
     }
   }
 
@@ -517,6 +558,7 @@ struct GestureArbiter {
   /// measure (it fires nothing, and `bound` changes only where every reference is taken
   /// afresh, in `fingersLanded`).
   /// A closed sequence fires nothing more, steps nor ends: nothing reads its measures.
+  @inline(__always)  // Once per frame, from `process`.
   private mutating func followContinuous(into output: inout [GestureEvent]) {
     guard !bound.continuousKinds.isEmpty, !state.isClosed else { return }
     continuous.update(sequence.fingers, geometry: geometry, kinds: bound.continuousKinds)
@@ -530,33 +572,44 @@ struct GestureArbiter {
   /// failed one never fires again in this sequence, so where its levels stand is never read.
   private mutating func evaluateContinuous(into output: inout [GestureEvent]) {
     let stepping = state == .open || !state.claimed.isEmpty
-    // `levels` is in the order of `GestureKind.continuous` (see `fingersLanded`): each
-    // kind's levels are the run that follows the previous kind's.
-    var levelEnd = 0
-    for kind in GestureKind.continuous {
-      let levelStart = levelEnd
-      while levelEnd < levels.count, levels[levelEnd].kind == kind { levelEnd += 1 }
-      guard bound.continuousKinds.contains(kind) else { continue }
-      let recognized = continuous.isRecognized(kind)
-      guard recognized || continuous.isTracking(kind) else { continue }
-      for i in levelStart..<levelEnd {
-        guard let measure = continuous.levelMeasure(kind, along: levels[i].direction),
-          levels[i].wouldMove(measure)
-        else { continue }
-        let moved = levels[i].follow(measure)
-        if recognized && stepping { fireSteps(level: i, count: levels[i].steps(for: moved), into: &output) }
-      }
-      guard stepping, !recognized,
-        let direction = continuous.recognizeIfCrossed(kind, bound.continuous, limits: limits, trace: &tracer)
+    // Each kind's levels are the run that follows the previous kind's (see `fingersLanded`).
+    var run = 0
+    ContinuousRecognizers.forEachKind { kind in
+      let levelStart = run == 0 ? 0 : levelRunEnds[run - 1]
+      evaluateContinuous(kind, levels: levelStart..<levelRunEnds[run], stepping: stepping, into: &output)
+      run += 1
+    }
+  }
+
+  /// `evaluateContinuous` for one kind, whose levels are `run`. Inlined with `kind` a
+  /// constant, so that every switch on it folds away: a loop over the kinds dispatched on
+  /// the kind at every level and call (about 600 instructions a two-finger frame).
+  @inline(__always)
+  private mutating func evaluateContinuous(
+    _ kind: GestureKind, levels run: Range<Int>, stepping: Bool, into output: inout [GestureEvent]
+  ) {
+    guard bound.continuousKinds.contains(kind) else { return }
+    let recognized = continuous.isRecognized(kind)
+    guard recognized || continuous.isTracking(kind) else { return }
+    // `run` lies within `levels`: the test is always true, and spares the subscripts below
+    // their own bounds checks, at every level of every frame.
+    for i in run where levels.indices.contains(i) {
+      guard let measure = continuous.levelMeasure(kind, along: levels[i].direction),
+        levels[i].wouldMove(measure)
       else { continue }
-      win(kind, into: &output)
-      if let oneShot = bound.continuous.first(where: { $0.kind == kind && $0.direction == direction && $0.width == nil }
-      ) {
-        fire(binding: oneShot.binding, gesture: kind, direction: direction, into: &output)
-      }
-      for i in levels.indices where levels[i].kind == kind {
-        fireSteps(level: i, count: levels[i].due, into: &output)
-      }
+      let moved = levels[i].follow(measure)
+      if recognized && stepping { fireSteps(level: i, count: levels[i].steps(for: moved), into: &output) }
+    }
+    guard stepping, !recognized,
+      let direction = continuous.recognizeIfCrossed(kind, bound.continuous, limits: limits, trace: &tracer)
+    else { return }
+    win(kind, into: &output)
+    if let oneShot = bound.continuous.first(where: { $0.kind == kind && $0.direction == direction && $0.width == nil })
+    {
+      fire(binding: oneShot.binding, gesture: kind, direction: direction, into: &output)
+    }
+    for i in run {
+      fireSteps(level: i, count: levels[i].due, into: &output)
     }
   }
 
@@ -640,7 +693,7 @@ struct GestureArbiter {
   /// The sequence is cancelled from outside (device gone, reload): steps going end, nothing
   /// else fires, and every contact is forgotten.
   mutating func reset(at time: Timestamp, into output: inout [GestureEvent]) {
-    defer { nextDeadline = earliestDue }
+    defer { nextDeadline = earliestDue() }
     now = time
     if case .claimed = state { endSteps(into: &output) }
     if state.isActive { transition(.reset) }

@@ -73,14 +73,16 @@ extension FrameAssembler {
       let event = events[index]
       guard event.time.microseconds <= latest else { break }
       if event.type == EventType.abs {
+        // The slot is tested as an index of `slots` (-1 fails it), which spares the
+        // subscript's own bounds check.
         switch event.code {
         case AbsCode.mtPositionX:
-          if slot >= 0 {
+          if slots.indices.contains(slot) {
             slots[slot].x = event.value
             dirty |= 1 << UInt64(slot)
           }
         case AbsCode.mtPositionY:
-          if slot >= 0 {
+          if slots.indices.contains(slot) {
             slots[slot].y = event.value
             dirty |= 1 << UInt64(slot)
           }

@@ -59,24 +59,23 @@ struct ContinuousRecognizer<Measure: GestureMeasure> {
     }
   }
 
-  private(set) var state = State.waiting
+  private(set) var state = State.waiting {
+    didSet {
+      isTracking = if case .tracking = state { true } else { false }
+      isRecognized = if case .recognized = state { true } else { false }
+    }
+  }
+  /// Whether `state` is `.tracking`, and whether it is `.recognized`: kept by its observer,
+  /// since every frame asks several times, and matching a state with payloads cost about
+  /// ten instructions each time.
+  private(set) var isTracking = false
+  private(set) var isRecognized = false
   /// Valid while tracking or recognized.
   private(set) var measure: Measure?
 
   mutating func reset() {
     state = .waiting
     measure = nil
-  }
-
-  var isRecognized: Bool {
-    if case .recognized = state { return true }
-    return false
-  }
-
-  /// Matched, not compared: `==` on a state with payloads costs a call per frame.
-  var isTracking: Bool {
-    if case .tracking = state { return true }
-    return false
   }
 
   /// Tracking or recognized: the measure follows the fingers.
@@ -103,6 +102,7 @@ struct ContinuousRecognizer<Measure: GestureMeasure> {
     return move(to: .failed(.wrongFingerCount), on: "finger count fixed")
   }
 
+  @inline(__always)  // See ContinuousRecognizers.update.
   mutating func update(_ fingers: [SequenceFinger], geometry: PanelGeometry) {
     guard isLive else { return }
     measure?.update(fingers, geometry: geometry)

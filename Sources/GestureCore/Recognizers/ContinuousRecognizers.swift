@@ -6,6 +6,15 @@ struct ContinuousRecognizers {
   private var pinch = ContinuousRecognizer<PinchMeasure>()
   private var rotate = ContinuousRecognizer<RotateMeasure>()
 
+  /// `body` for each kind, in the order one frame's steps fire. Unrolled: inlined, each
+  /// call has its kind as a constant, and the switches on it in the methods below fold.
+  @inline(__always)
+  static func forEachKind(_ body: (GestureKind) -> Void) {
+    body(.pan)
+    body(.pinch)
+    body(.rotate)
+  }
+
   mutating func reset() {
     pan.reset()
     pinch.reset()
@@ -25,7 +34,10 @@ struct ContinuousRecognizers {
     trace.record("rotate", rotate.countFixed(count))
   }
 
-  /// The measures of `kinds` follow the fingers.
+  /// The measures of `kinds` follow the fingers. Inlined into the arbiter's frame, with each
+  /// measure's `update`: a call was passed a copy of the arbiter's geometry (161 bytes, a
+  /// `memcpy` every frame).
+  @inline(__always)
   mutating func update(_ fingers: [SequenceFinger], geometry: PanelGeometry, kinds: GestureKindSet) {
     if kinds.contains(.pan) { pan.update(fingers, geometry: geometry) }
     if kinds.contains(.pinch) { pinch.update(fingers, geometry: geometry) }

@@ -30,6 +30,9 @@ struct PanMeasure: GestureMeasure {
   func levelMeasure(along direction: Direction) -> Double { direction.isHorizontal ? dx : dy }
 
   func crossed(_ bound: [BindingIndex.Continuous], limits: RecognitionLimits) -> Direction? {
+    // Every candidate's distance is at least the slop: most frames end here, without the
+    // walk over the sequence's bindings.
+    guard abs(dx) >= limits.slop || abs(dy) >= limits.slop else { return nil }
     for candidate in bound where candidate.kind == .pan {
       let along = levelMeasure(along: candidate.direction) * (candidate.direction.raisesLevel ? 1 : -1)
       if along >= max(candidate.step ?? 0, limits.slop) { return candidate.direction }

@@ -17,6 +17,7 @@ struct PinchMeasure: GestureMeasure {
     return .success(PinchMeasure(baseline: span))
   }
 
+  @inline(__always)  // See ContinuousRecognizers.update.
   mutating func update(_ fingers: [SequenceFinger], geometry: PanelGeometry) {
     scale = geometry.distance(fingers[0].current, fingers[1].current) / baseline
     logScale = naturalLog(scale)

@@ -17,6 +17,7 @@ struct RotateMeasure: GestureMeasure {
     return atan2Degrees(d.dy, d.dx)
   }
 
+  @inline(__always)  // See ContinuousRecognizers.update.
   mutating func update(_ fingers: [SequenceFinger], geometry: PanelGeometry) {
     let heading = Self.heading(fingers, geometry)
     var delta = heading - lastHeading
@@ -28,6 +29,7 @@ struct RotateMeasure: GestureMeasure {
 
   func levelMeasure(along direction: Direction) -> Double { angle }
 
+  @inline(__always)  // Asked every frame of a two-finger sequence; most end at the guard.
   func crossed(_ bound: [BindingIndex.Continuous], limits: RecognitionLimits) -> Direction? {
     guard abs(angle) >= limits.rotateAngle else { return nil }
     let direction: Direction = angle > 0 ? .clockwise : .counterclockwise

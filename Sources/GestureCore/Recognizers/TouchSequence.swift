@@ -42,6 +42,13 @@ struct TouchSequence {
 
   func index(of contact: UInt32) -> Int? { fingers.firstIndex { $0.contact == contact } }
 
+  /// `index(of:)`, trying `likely` first: one comparison when it is right.
+  @inline(__always)
+  func index(of contact: UInt32, tryingFirst likely: Int) -> Int? {
+    if fingers.indices.contains(likely), fingers[likely].contact == contact { return likely }
+    return index(of: contact)
+  }
+
   /// Mean of the fingers' down positions.
   var downCentroid: Point {
     guard !fingers.isEmpty else { return Point(x: 0, y: 0) }
