@@ -10,9 +10,13 @@ import GesturedSystem
 /// runs evemu recordings through the recognition pipeline on their own clock and prints one
 /// JSON line per firing.
 ///
-/// Every input is checked before anything runs, so a bad file ends the command with nothing
-/// on stdout: recordings are read twice, in pieces (a first pass checks every line, the
-/// second runs the events), so memory stays small whatever a recording's size.
+/// Every input is checked before anything is printed or run, so a bad file ends the command
+/// with nothing on stdout. Recordings are read in pieces, so memory stays small whatever a
+/// recording's size: in one pass that checks every line and runs the events, holding the
+/// output until every recording has been read to its end; or, when that output would grow
+/// past `heldOutputLimit`, with `--run-actions` (an action must not run before every file is
+/// known good) and with `--verbose`, in two (a first pass checks every line, the second
+/// runs the events and prints as it goes).
 public struct ReplayCommand: Sendable {
   public var configPath: String
   /// A description file (`evemu-describe`) for recordings cut down to their `E:` lines. It
@@ -44,6 +48,10 @@ public struct ReplayCommand: Sendable {
   var effectiveUserID: @Sendable () -> uid_t = { geteuid() }
 
   var replay: PipelineFunction? = nil
+
+  /// The most output the one-pass replay holds back (bytes of JSON lines and notes); beyond
+  /// it, replay reads the recordings a second time and prints as it goes. Tests lower it.
+  var heldOutputLimit = 8 << 20
 
   public init(
     configPath: String, devicePath: String? = nil, runActions: Bool = false, verbose: Bool = false,
@@ -83,11 +91,15 @@ public struct ReplayCommand: Sendable {
       }
     }
 
-    // First pass: every recording checked, only its description and event count kept.
+    // First pass: every recording checked, only its description and event count kept; and,
+    // where it can, run, its output held (`HeldRun`).
+    let held = runActions || verbose || replay != nil ? nil : HeldOutput(limit: heldOutputLimit)
     var prepared: [(file: String, device: DeviceDescription, events: Int)] = []
     for file in recordings {
       let checked: (device: DeviceDescription?, events: Int)
-      switch Self.check(file, errors: errors) {
+      switch check(
+        file, device: givenDevice, configuration: configuration, actions: actions, held: held, errors: errors)
+      {
       case .failure(let code): return code
       case .success(let result): checked = result
       }
@@ -114,6 +126,10 @@ public struct ReplayCommand: Sendable {
       }
     }
 
+    if let held, !held.overflowed {
+      held.write(to: output, errors: errors)
+      return .success
+    }
     for (file, device, events) in prepared {
       let code = run(
         file: file, device: device, eventCount: events, configuration: configuration, actions: actions,
@@ -137,7 +153,9 @@ public struct ReplayCommand: Sendable {
     let escapedFile = file.escapingControlCharacters()
     if let replay {
       var events: [RawEvent] = []
-      if case .failure(let code) = Self.stream(file, errors: errors, events: { events += $0 }) { return code }
+      if case .failure(let code) = Self.stream(file, errors: errors, events: { batch, _ in events += batch }) {
+        return code
+      }
       let result = replay(device, events, configuration, verbose)
       var printer = FiringPrinter(
         command: self, file: file, device: device, configuration: configuration,
@@ -163,7 +181,7 @@ public struct ReplayCommand: Sendable {
       printer.print(firings, output: output, errors: errors)
       firings.removeAll(keepingCapacity: true)
     }
-    let streamed = Self.stream(file, errors: errors) { batch in
+    let streamed = Self.stream(file, errors: errors) { batch, _ in
       session.handle(batch, firings: &firings, trace: &trace)
       flush()
     }
@@ -246,6 +264,88 @@ private struct FiringPrinter {
   }
 }
 
+/// What the one-pass replay would have printed, in order, held until every recording has
+/// been read to its end (a bad line further on must leave stdout empty). Past `limit` bytes
+/// it stops holding (`overflowed`), and replay reads the recordings again to print as it
+/// goes, so memory stays bounded whatever the output's size.
+private final class HeldOutput {
+  /// One of the two streams, writing into the held record.
+  final class Stream: OutputSink {
+    unowned let held: HeldOutput
+    let isErrors: Bool
+
+    init(held: HeldOutput, isErrors: Bool) {
+      self.held = held
+      self.isErrors = isErrors
+    }
+
+    func write(_ text: String) {
+      guard !held.overflowed else { return }
+      held.size += text.utf8.count
+      if held.size > held.limit {
+        held.overflowed = true
+        held.writes = []
+      } else {
+        held.writes.append((isErrors, text))
+      }
+    }
+  }
+
+  let limit: Int
+  private(set) var overflowed = false
+  private var size = 0
+  private var writes: [(toErrors: Bool, text: String)] = []
+  private(set) lazy var output = Stream(held: self, isErrors: false)
+  private(set) lazy var errors = Stream(held: self, isErrors: true)
+
+  init(limit: Int) { self.limit = limit }
+
+  func write(to output: some OutputSink, errors: some OutputSink) {
+    for write in writes {
+      if write.toErrors { errors.write(write.text) } else { output.write(write.text) }
+    }
+  }
+}
+
+/// One recording run while the first pass reads it, into `HeldOutput`: what the second pass
+/// (`ReplayCommand.run(file:…)`) does without --verbose and --run-actions, batch by batch.
+private struct HeldRun {
+  let held: HeldOutput
+  var session: Replay.Session
+  var printer: FiringPrinter
+  var firings: [GestureEvent] = []
+  /// Never filled: without --verbose the engine keeps no trace.
+  var trace: [String] = []
+
+  init(
+    command: ReplayCommand, file: String, device: DeviceDescription, configuration: Configuration,
+    actions: [ProfileActions], held: HeldOutput
+  ) {
+    self.held = held
+    session = Replay.Session(device: device, configuration: configuration)
+    printer = FiringPrinter(
+      command: command, file: file, device: device, configuration: configuration, actions: actions,
+      profile: session.profile)
+    let escapedFile = file.escapingControlCharacters()
+    for note in session.notes { held.errors.write("\(escapedFile): \(note.escapingControlCharacters())\n") }
+  }
+
+  mutating func handle(_ batch: [RawEvent]) {
+    session.handle(batch, firings: &firings, trace: &trace)
+    print()
+  }
+
+  mutating func finish() {
+    session.finish(firings: &firings, trace: &trace)
+    print()
+  }
+
+  private mutating func print() {
+    printer.print(firings, output: held.output, errors: held.errors)
+    firings.removeAll(keepingCapacity: true)
+  }
+}
+
 extension ReplayCommand {
   /// Runs the binding's command and waits, so that firings and their actions stay in order.
   /// The action's stdout goes to our stderr: stdout carries only JSON lines.
@@ -276,22 +376,48 @@ extension ReplayCommand {
   /// A `--device` file is read whole; recordings of any size are streamed.
   static let maximumDescriptionSize = 16 << 20
 
-  /// First pass over a recording: every line checked, events counted, none kept. 66 when it
-  /// cannot be read, 65 at its first bad line.
-  private static func check(_ path: String, errors: some OutputSink) -> Result<
-    (device: DeviceDescription?, events: Int), ExitCode
-  > {
+  /// First pass over a recording: every line checked, events counted. 66 when it cannot be
+  /// read, 65 at its first bad line. With `held` (and until it overflows), the events run
+  /// through the pipeline as they are read and what would be printed is held there.
+  private func check(
+    _ path: String, device givenDevice: DeviceDescription?, configuration: Configuration,
+    actions: [ProfileActions], held: HeldOutput?, errors: some OutputSink
+  ) -> Result<(device: DeviceDescription?, events: Int), ExitCode> {
     var count = 0
-    let checked = stream(path, keepsEvents: false, errors: errors, events: { _ in }, count: { count = $0 })
+    guard let held, !held.overflowed else {
+      let checked = Self.stream(path, keepsEvents: false, errors: errors, count: { count = $0 }, events: { _, _ in })
+      return checked.map { ($0, count) }
+    }
+    var run: HeldRun?
+    func handle(_ batch: [RawEvent], described: DeviceDescription?) {
+      guard !held.overflowed else { return }
+      // Events only, with no --device: an error once the file has been checked.
+      guard let device = givenDevice ?? described else { return }
+      if run == nil {
+        run = HeldRun(
+          command: self, file: path, device: device, configuration: configuration, actions: actions, held: held)
+      }
+      run?.handle(batch)
+    }
+    let checked = Self.stream(path, errors: errors, count: { count = $0 }, events: handle)
+    if case .success(let described) = checked, !held.overflowed {
+      if run == nil, let device = givenDevice ?? described {
+        // No events: the notes are still said, as the second pass says them.
+        run = HeldRun(
+          command: self, file: path, device: device, configuration: configuration, actions: actions, held: held)
+      }
+      run?.finish()
+    }
     return checked.map { ($0, count) }
   }
 
   /// Reads a recording in pieces through `EvemuStreamParser`, handing over its events batch
   /// by batch; returns its description.
   /// `keepsEvents` false: only checked and counted (`count` gets the number at the end).
+  /// `events` gets each batch with the description the first `E:` line completed.
   fileprivate static func stream(
-    _ path: String, keepsEvents: Bool = true, errors: some OutputSink, events: ([RawEvent]) -> Void,
-    count: (Int) -> Void = { _ in }
+    _ path: String, keepsEvents: Bool = true, errors: some OutputSink, count: (Int) -> Void = { _ in },
+    events: ([RawEvent], DeviceDescription?) -> Void
   ) -> Result<DeviceDescription?, ExitCode> {
     var parser = EvemuStreamParser(file: path, keepsEvents: keepsEvents)
     defer { count(parser.eventCount) }
@@ -303,7 +429,7 @@ extension ReplayCommand {
     }
     do throws(InputFile.PieceError<RecordingError>) {
       try InputFile.forEachPiece(path: path) { (piece) throws(RecordingError) in
-        try parser.feed(piece, events: events)
+        try parser.feed(piece, describedEvents: events)
       }
     } catch {
       switch error {
@@ -315,7 +441,7 @@ extension ReplayCommand {
       }
     }
     do {
-      return .success(try parser.finish(events: events))
+      return .success(try parser.finishDescribed(events: events))
     } catch {
       return bad(error)
     }

@@ -207,6 +207,51 @@ struct ReplayCommandTests {
       ])
   }
 
+  /// Without --verbose and --run-actions, replay checks and runs in one pass and holds the
+  /// output; past `heldOutputLimit` it reads the recordings again and prints as it goes.
+  /// Held whole, dropped at its first line (limit 0) or in the middle: the same output.
+  @Test func theOnePassAndTheTwoPassesPrintTheSame() {
+    let example = packageRoot + "/examples/double-tap-and-swipe.evemu"
+    // One-finger taps, which this config does not bind: a recording that prints nothing.
+    let taps = directory.write("taps.evemu", Evemu.description(name: "Panel B") + Evemu.tap(at: 1) + Evemu.tap(at: 5))
+    let config = directory.write(
+      "both.yaml",
+      configText(bindings: [
+        #"{ gesture: tap, taps: 2, run: "true" }"#,
+        #"{ gesture: swipe, direction: left, name: next, run: "true" }"#,
+      ]))
+    func run(limit: Int) -> Run {
+      var command = ReplayCommand(configPath: config, recordings: [example, taps, example])
+      command.heldOutputLimit = limit
+      return replay(command)
+    }
+    let held = run(limit: 8 << 20)
+    #expect(held.code == .success)
+    #expect(held.stderr.text == "")
+    let lines = held.stdout.lines
+    #expect(lines.count == 4 && lines[0..<2] == lines[2..<4])
+    #expect(lines.first?.contains(#""binding":"tap","gesture":"tap","fingers":1,"taps":2"#) == true)
+    for limit in [0, 300, held.stdout.text.utf8.count - 1] {
+      let printed = run(limit: limit)
+      #expect(printed.code == .success)
+      #expect(printed.stdout.text == held.stdout.text, "limit \(limit)")
+      #expect(printed.stderr.text == held.stderr.text, "limit \(limit)")
+    }
+  }
+
+  @Test func aBadLineInALaterRecordingLeavesStdoutEmptyThoughAnEarlierOneFired() {
+    let example = packageRoot + "/examples/double-tap-and-swipe.evemu"
+    let config = directory.write(
+      "example.yaml", configText(bindings: [#"{ gesture: tap, taps: 2, run: "true" }"#]))
+    let bad = directory.write(
+      "bad.evemu", Evemu.description() + "E: 1.000000 0003 0039 0007\nE: 1.0000x0 0000 0000 0000\n")
+    let run = replay(ReplayCommand(configPath: config, recordings: [example, bad]))
+    #expect(run.code == .badRecording)
+    #expect(run.stdout.text == "")
+    #expect(run.stderr.lines.count == 1)
+    #expect(run.stderr.text.hasPrefix("\(bad):"))
+  }
+
   @Test func actionsRunWithTheGestureInTheirEnvironmentAndFailuresAreReported() throws {
     let config = directory.write(
       "actions.yaml",

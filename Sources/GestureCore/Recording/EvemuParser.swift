@@ -90,6 +90,15 @@ public struct EvemuStreamParser {
   public mutating func feed(
     _ piece: UnsafeBufferPointer<UInt8>, events: ([RawEvent]) -> Void
   ) throws(RecordingError) {
+    try feed(piece, describedEvents: { batch, _ in events(batch) })
+  }
+
+  /// The same, handing each batch over with the description, which the first `E:` line
+  /// completed (nil in a recording of events only): for a caller that runs the events
+  /// while the file is still being read.
+  public mutating func feed(
+    _ piece: UnsafeBufferPointer<UInt8>, describedEvents events: ([RawEvent], DeviceDescription?) -> Void
+  ) throws(RecordingError) {
     if !started {
       partialLine.append(contentsOf: piece)
       guard partialLine.count >= 3 else { return }
@@ -115,6 +124,13 @@ public struct EvemuStreamParser {
 
   /// The end of the file: its last line, then the description if no event completed it.
   public mutating func finish(events: ([RawEvent]) -> Void) throws(RecordingError) -> DeviceDescription? {
+    try finishDescribed(events: { batch, _ in events(batch) })
+  }
+
+  /// The same, as `feed(_:describedEvents:)` hands batches over.
+  public mutating func finishDescribed(
+    events: ([RawEvent], DeviceDescription?) -> Void
+  ) throws(RecordingError) -> DeviceDescription? {
     if !started, partialLine.count >= 3, partialLine[0] == 0xEF, partialLine[1] == 0xBB, partialLine[2] == 0xBF {
       partialLine.removeFirst(3)
     }
@@ -127,9 +143,9 @@ public struct EvemuStreamParser {
     return parser.device
   }
 
-  private mutating func deliver(_ events: ([RawEvent]) -> Void) {
+  private mutating func deliver(_ events: ([RawEvent], DeviceDescription?) -> Void) {
     guard !parser.events.isEmpty else { return }
-    events(parser.events)
+    events(parser.events, parser.device)
     parser.events.removeAll(keepingCapacity: true)
   }
 
