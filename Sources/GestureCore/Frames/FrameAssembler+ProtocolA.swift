@@ -173,17 +173,25 @@ extension FrameAssembler {
     reported reportedContacts: UnsafeMutablePointer<AnonymousContact>
   ) {
     for index in 0..<reportedCount {
-      let previous = previousContacts[index]
-      let contact = reportedContacts[index]
-      reportedContacts[index].contactID = previous.contactID
-      if previous.ignored {
-        // Once ignored, ignored until the device stops reporting it.
-        reportedContacts[index].ignored = true
-      } else if contact.ignored {
-        record(previous.contactID, .cancelled, x: contact.x, y: contact.y)
-      } else if contact.x != previous.x || contact.y != previous.y {
-        record(previous.contactID, .moved, x: contact.x, y: contact.y)
-      }
+      continueContact(previousContacts[index], at: index, in: reportedContacts)
+    }
+  }
+
+  /// Report `index` continues `previous`: it takes the contact's id; a contact once ignored
+  /// stays ignored until the device stops reporting it, one that became ignored is
+  /// cancelled, and one that moved is recorded as a move.
+  @inline(__always)
+  mutating func continueContact(
+    _ previous: AnonymousContact, at index: Int, in reportedContacts: UnsafeMutablePointer<AnonymousContact>
+  ) {
+    let contact = reportedContacts[index]
+    reportedContacts[index].contactID = previous.contactID
+    if previous.ignored {
+      reportedContacts[index].ignored = true
+    } else if contact.ignored {
+      record(previous.contactID, .cancelled, x: contact.x, y: contact.y)
+    } else if contact.x != previous.x || contact.y != previous.y {
+      record(previous.contactID, .moved, x: contact.x, y: contact.y)
     }
   }
 
@@ -203,16 +211,7 @@ extension FrameAssembler {
       let match = storage.matchOfReport[index]
       let contact = reportedContacts[index]
       if match >= 0 {
-        let previous = previousContacts[match]
-        reportedContacts[index].contactID = previous.contactID
-        if previous.ignored {
-          // Once ignored, ignored until the device stops reporting it.
-          reportedContacts[index].ignored = true
-        } else if contact.ignored {
-          record(previous.contactID, .cancelled, x: contact.x, y: contact.y)
-        } else if contact.x != previous.x || contact.y != previous.y {
-          record(previous.contactID, .moved, x: contact.x, y: contact.y)
-        }
+        continueContact(previousContacts[match], at: index, in: reportedContacts)
       } else if !contact.ignored {
         let id = takeContactID()
         reportedContacts[index].contactID = id
