@@ -55,21 +55,20 @@ struct ContinuesInOrderTests {
 
   @Test func randomFramesAgreeWithTheMatcher() {
     var random = SplitMix64(seed: 10)
-    func uniform(_ range: ClosedRange<Int32>) -> Int32 {
-      range.lowerBound + Int32(random.next() % UInt64(range.upperBound - range.lowerBound + 1))
-    }
     var applied = 0
     var declined = 0
     for _ in 0..<20_000 {
       // Up to 14 contacts: both the optimal method (≤ 10) and the greedy one beyond.
-      let count = Int(uniform(1...14))
+      let count = Int(random.uniform(1...14))
       // Fingers spread over a panel, or crowded into a small patch.
       let spread = [4095, 400, 60][Int(random.next() % 3)]
-      let previous = (0..<count).map { _ in contact(uniform(0...Int32(spread)), uniform(0...Int32(spread))) }
+      let previous = (0..<count).map { _ in
+        contact(random.uniform(0...Int32(spread)), random.uniform(0...Int32(spread)))
+      }
       // Moves from a jitter to jumps larger than the spacing.
       let step = [1, 8, 40, 300][Int(random.next() % 4)]
       var reports = previous.map {
-        contact($0.x + uniform(-Int32(step)...Int32(step)), $0.y + uniform(-Int32(step)...Int32(step)))
+        contact($0.x + random.uniform(-Int32(step)...Int32(step)), $0.y + random.uniform(-Int32(step)...Int32(step)))
       }
       if random.next() % 8 == 0, count > 1 { reports.swapAt(0, count - 1) }
       if shortcut(previous, reports) {
@@ -89,24 +88,23 @@ struct ContinuesInOrderTests {
   /// true spacing.
   @Test func framesWithACarriedSpacingFloorAgreeWithTheMatcher() {
     var random = SplitMix64(seed: 11)
-    func uniform(_ range: ClosedRange<Int32>) -> Int32 {
-      range.lowerBound + Int32(random.next() % UInt64(range.upperBound - range.lowerBound + 1))
-    }
     var applied = 0
     var carried = 0
     var declined = 0
     for _ in 0..<400 {
-      let count = Int(uniform(Int32(FrameAssembler.spacingFloorMinimumContacts)...14))
+      let count = Int(random.uniform(Int32(FrameAssembler.spacingFloorMinimumContacts)...14))
       let spread = [4095, 600, 120][Int(random.next() % 3)]
-      var previous = (0..<count).map { _ in contact(uniform(0...Int32(spread)), uniform(0...Int32(spread))) }
+      var previous = (0..<count).map { _ in
+        contact(random.uniform(0...Int32(spread)), random.uniform(0...Int32(spread)))
+      }
       var spacingFloor = 0.0
       for _ in 0..<60 {
         // The fingers move together (a swipe), with a jitter each, or each its own way.
-        let together = (uniform(-20...20), uniform(-20...20))
+        let together = (random.uniform(-20...20), random.uniform(-20...20))
         let jitter = Int32([0, 1, 4, 30][Int(random.next() % 4)])
         var reports = previous.map {
           contact(
-            $0.x + together.0 + uniform(-jitter...jitter), $0.y + together.1 + uniform(-jitter...jitter))
+            $0.x + together.0 + random.uniform(-jitter...jitter), $0.y + together.1 + random.uniform(-jitter...jitter))
         }
         if random.next() % 50 == 0 { reports.swapAt(0, count - 1) }
         let floorIn = spacingFloor

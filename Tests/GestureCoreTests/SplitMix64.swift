@@ -10,4 +10,9 @@ struct SplitMix64 {
     z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
     return z ^ (z >> 31)
   }
+
+  /// A value in `range` (the modulo's slight bias does not matter to a test).
+  mutating func uniform(_ range: ClosedRange<Int32>) -> Int32 {
+    range.lowerBound + Int32(next() % UInt64(range.upperBound - range.lowerBound + 1))
+  }
 }
