@@ -92,7 +92,7 @@ public struct ReplayCommand: Sendable {
     }
 
     // First pass: every recording checked, only its description and event count kept; and,
-    // where it can, run, its output held (`HeldRun`).
+    // where it can, run, its output held (`HeldOutput`).
     let held = runActions || verbose || replay != nil ? nil : HeldOutput(limit: heldOutputLimit)
     var prepared: [(file: String, device: DeviceDescription, events: Int)] = []
     for file in recordings {
@@ -167,28 +167,13 @@ public struct ReplayCommand: Sendable {
       printer.end(errors: errors)
       return .success
     }
-    var session = Replay.Session(device: device, configuration: configuration, tracing: verbose)
-    for note in session.notes { errors.write("\(escapedFile): \(note.escapingControlCharacters())\n") }
-    var printer = FiringPrinter(
-      command: self, file: file, device: device, configuration: configuration,
-      actions: actions, profile: session.profile)
-    printer.start(errors: errors)
-    var firings: [GestureEvent] = []
-    var trace: [String] = []
-    func flush() {
-      for line in trace { errors.write("\(escapedFile): \(line.escapingControlCharacters())\n") }
-      trace.removeAll(keepingCapacity: true)
-      printer.print(firings, output: output, errors: errors)
-      firings.removeAll(keepingCapacity: true)
+    var run = RecordingRun(
+      command: self, file: file, device: device, configuration: configuration, actions: actions,
+      output: output, errors: errors)
+    if case .failure(let code) = Self.stream(file, errors: errors, events: { batch, _ in run.handle(batch) }) {
+      return code
     }
-    let streamed = Self.stream(file, errors: errors) { batch, _ in
-      session.handle(batch, firings: &firings, trace: &trace)
-      flush()
-    }
-    if case .failure(let code) = streamed { return code }
-    session.finish(firings: &firings, trace: &trace)
-    flush()
-    printer.end(errors: errors)
+    run.finish()
     return .success
   }
 }
@@ -307,41 +292,49 @@ private final class HeldOutput {
   }
 }
 
-/// One recording run while the first pass reads it, into `HeldOutput`: what the second pass
-/// (`ReplayCommand.run(file:…)`) does without --verbose and --run-actions, batch by batch.
-private struct HeldRun {
-  let held: HeldOutput
+/// One recording through the pipeline, its notes, trace lines and firings written to
+/// `output` and `errors` as each batch is handled: the second pass's run, and the one pass's
+/// into `HeldOutput`.
+private struct RecordingRun<Output: OutputSink, Errors: OutputSink> {
+  let output: Output
+  let errors: Errors
+  let escapedFile: String
   var session: Replay.Session
   var printer: FiringPrinter
   var firings: [GestureEvent] = []
-  /// Never filled: without --verbose the engine keeps no trace.
+  /// Filled only with --verbose.
   var trace: [String] = []
 
   init(
     command: ReplayCommand, file: String, device: DeviceDescription, configuration: Configuration,
-    actions: [ProfileActions], held: HeldOutput
+    actions: [ProfileActions], output: Output, errors: Errors
   ) {
-    self.held = held
-    session = Replay.Session(device: device, configuration: configuration)
+    self.output = output
+    self.errors = errors
+    escapedFile = file.escapingControlCharacters()
+    session = Replay.Session(device: device, configuration: configuration, tracing: command.verbose)
+    for note in session.notes { errors.write("\(escapedFile): \(note.escapingControlCharacters())\n") }
     printer = FiringPrinter(
       command: command, file: file, device: device, configuration: configuration, actions: actions,
       profile: session.profile)
-    let escapedFile = file.escapingControlCharacters()
-    for note in session.notes { held.errors.write("\(escapedFile): \(note.escapingControlCharacters())\n") }
+    printer.start(errors: errors)
   }
 
   mutating func handle(_ batch: [RawEvent]) {
     session.handle(batch, firings: &firings, trace: &trace)
-    print()
+    flush()
   }
 
   mutating func finish() {
     session.finish(firings: &firings, trace: &trace)
-    print()
+    flush()
+    printer.end(errors: errors)
   }
 
-  private mutating func print() {
-    printer.print(firings, output: held.output, errors: held.errors)
+  private mutating func flush() {
+    for line in trace { errors.write("\(escapedFile): \(line.escapingControlCharacters())\n") }
+    trace.removeAll(keepingCapacity: true)
+    printer.print(firings, output: output, errors: errors)
     firings.removeAll(keepingCapacity: true)
   }
 }
@@ -388,24 +381,23 @@ extension ReplayCommand {
       let checked = Self.stream(path, keepsEvents: false, errors: errors, count: { count = $0 }, events: { _, _ in })
       return checked.map { ($0, count) }
     }
-    var run: HeldRun?
+    var run: RecordingRun<HeldOutput.Stream, HeldOutput.Stream>?
+    func start(_ device: DeviceDescription) {
+      run = RecordingRun(
+        command: self, file: path, device: device, configuration: configuration, actions: actions,
+        output: held.output, errors: held.errors)
+    }
     func handle(_ batch: [RawEvent], described: DeviceDescription?) {
       guard !held.overflowed else { return }
       // Events only, with no --device: an error once the file has been checked.
       guard let device = givenDevice ?? described else { return }
-      if run == nil {
-        run = HeldRun(
-          command: self, file: path, device: device, configuration: configuration, actions: actions, held: held)
-      }
+      if run == nil { start(device) }
       run?.handle(batch)
     }
     let checked = Self.stream(path, errors: errors, count: { count = $0 }, events: handle)
     if case .success(let described) = checked, !held.overflowed {
-      if run == nil, let device = givenDevice ?? described {
-        // No events: the notes are still said, as the second pass says them.
-        run = HeldRun(
-          command: self, file: path, device: device, configuration: configuration, actions: actions, held: held)
-      }
+      // No events: the notes are still said, as the second pass says them.
+      if run == nil, let device = givenDevice ?? described { start(device) }
       run?.finish()
     }
     return checked.map { ($0, count) }
