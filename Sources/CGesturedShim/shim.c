@@ -23,6 +23,33 @@ int gestured_evdev_grab(int fd, int grab) {
   return ioctl(fd, EVIOCGRAB, grab ? 1 : 0) == 0 ? 0 : -errno;
 }
 
+/* The kernel reads a mask as an array of longs (bits_from_user), which a byte array would
+ * match only on a little-endian machine. */
+#define GESTURED_LONG_BITS (8 * sizeof(unsigned long))
+#define GESTURED_LONGS(count) (((count) + GESTURED_LONG_BITS - 1) / GESTURED_LONG_BITS)
+#define GESTURED_SET_BIT(bits, n) ((bits)[(n) / GESTURED_LONG_BITS] |= 1UL << ((n) % GESTURED_LONG_BITS))
+
+int gestured_evdev_mask_to_contact_changes(int fd) {
+  /* The types and codes let through; every other type and code is filtered. */
+  unsigned long types[GESTURED_LONGS(EV_CNT)] = {0};
+  unsigned long keys[GESTURED_LONGS(KEY_CNT)];
+  unsigned long axes[GESTURED_LONGS(ABS_CNT)] = {0};
+  memset(keys, 0xff, sizeof keys);
+  GESTURED_SET_BIT(types, EV_KEY);
+  GESTURED_SET_BIT(types, EV_ABS);
+  GESTURED_SET_BIT(axes, ABS_MT_TRACKING_ID);
+  struct input_mask masks[] = {
+      /* Type 0 (EV_SYN) stands for the mask of types; EV_SYN itself is never filtered. */
+      {.type = 0, .codes_size = sizeof types, .codes_ptr = (uint64_t)(uintptr_t)types},
+      {.type = EV_KEY, .codes_size = sizeof keys, .codes_ptr = (uint64_t)(uintptr_t)keys},
+      {.type = EV_ABS, .codes_size = sizeof axes, .codes_ptr = (uint64_t)(uintptr_t)axes},
+  };
+  for (size_t i = 0; i < sizeof masks / sizeof masks[0]; i++) {
+    if (ioctl(fd, EVIOCSMASK, &masks[i]) != 0) return -errno;
+  }
+  return 0;
+}
+
 int gestured_uinput_set_phys(int fd, const char *phys) {
   return ioctl(fd, UI_SET_PHYS, phys) == 0 ? 0 : -errno;
 }

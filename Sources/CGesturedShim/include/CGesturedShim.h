@@ -14,6 +14,14 @@
  * Returns 0 or -errno. */
 int gestured_evdev_grab(int fd, int grab);
 
+/* Makes evdev fd `fd` (a second open of a panel) a doorbell: EVIOCSMASK lets through only
+ * keys (BTN_TOUCH, BTN_TOOL_*) and ABS_MT_TRACKING_ID, so the kernel wakes its reader only
+ * for a frame in which a contact lands or lifts (evdev drops a SYN_REPORT that ends a frame
+ * with nothing left in it), never for a frame of moves alone. Why C: EVIOCSMASK is a
+ * function-like ioctl macro taking a struct input_mask, and ioctl(2) is variadic. Linux 4.4
+ * and later; returns 0 or -errno (EINVAL or ENOTTY on a kernel without it). */
+int gestured_evdev_mask_to_contact_changes(int fd);
+
 /* UI_SET_PHYS on a /dev/uinput fd before its device is created: a function-like ioctl macro
  * with a string, which Swift cannot call. Returns 0 or -errno. */
 int gestured_uinput_set_phys(int fd, const char *phys);

@@ -46,6 +46,15 @@ public struct DeviceEngine {
     return arbiter.traceLines
   }
 
+  /// Contacts down after the last frame, as the kernel reported them.
+  public var contactsDown: Int { assembler.activeContacts }
+
+  /// Whether a frame in which no contact lands or lifts can fire something now (a bound
+  /// pan, pinch or rotation; a tap chain's next tap under way). While false, only a frame
+  /// with a contact landing or lifting, or a deadline, can fire: a reader may take the
+  /// frames in between late, in batches, and nothing fires later than it would have.
+  public var firesBetweenContactChanges: Bool { arbiter.firesOnMoves }
+
   /// Forwarding (`forward: true`): what became of touch sequences since the last
   /// `clearDispositions()`, in order (empty for a profile that does not forward).
   public var dispositions: [SequenceDisposition] { arbiter.dispositions }

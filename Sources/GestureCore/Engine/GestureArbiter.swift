@@ -84,6 +84,18 @@ struct GestureArbiter {
   /// always, traced when tracing: never silently ignored.
   @usableFromInline private(set) var impossibleInputs = 0
 
+  /// Whether a frame in which no contact lands or lifts can fire something now: a bound
+  /// pan, pinch or rotation steps on moves, and a tap chain whose next tap is under way
+  /// ends (and fires) as soon as that tap slides beyond the slop. Everything else fires at
+  /// a landing, a lift or a deadline. The daemon reads a panel's movement in batches while
+  /// this is false (docs/devices.md, "Reading at contact changes").
+  var firesOnMoves: Bool {
+    if hasContinuousBindings { return true }
+    if tap.state == .possible, case .continuing = multiTap.state { return true }
+    return false
+  }
+  private let hasContinuousBindings: Bool
+
   // Forwarding (`forward: true`): what becomes of each sequence's raw frames.
   private let forwarding: Bool
   /// Ended sequences whose taps wait in the tap chain: its end decides them all.
@@ -109,6 +121,7 @@ struct GestureArbiter {
     slopLimit = DistanceLimit(slop)
     limits = RecognitionLimits(thresholds, slop: slop)
     forwarding = profile.forward
+    hasContinuousBindings = profile.bindings.contains { GestureKind.continuous.contains($0.gesture) }
     contacts.reserveCapacity(Self.maxContacts)
     levels.reserveCapacity(profile.bindings.count)
     levelRunEnds.reserveCapacity(GestureKind.continuous.count)

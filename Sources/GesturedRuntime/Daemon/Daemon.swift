@@ -76,8 +76,17 @@ public final class Daemon: @unchecked Sendable {
     }
     /// `forward: true`, with its clone made: what does not become a gesture goes there.
     var forwarder: Forwarder?
-    /// Set while the multiplexer watches the device.
+    /// Set while the multiplexer watches the device's events (always, unless it is read at
+    /// contact changes).
     var token: EventMultiplexer.Token?
+    /// Read at contact changes (docs/devices.md): the batches' schedule, the doorbell's
+    /// watch, and when the next batch is due (nil while no contact is down). nil when every
+    /// frame is read as it comes.
+    var batched: BatchedReading?
+    var doorbellToken: EventMultiplexer.Token?
+    var nextBatch: Timestamp?
+    /// The kernel's time of the last event read.
+    var lastEventTime: Timestamp?
     /// The engine's impossible-input count last logged.
     var impossibleLogged = 0
     var resyncLog = ResyncLog()
@@ -435,10 +444,26 @@ public final class Daemon: @unchecked Sendable {
       node: node, evdev: evdev, profileIndex: index, profile: profile, actions: profileActions,
       recognizer: recognizer)
     device.forwarder = forwarder
-    do {
-      device.token = try multiplexer.watch(evdev.fileDescriptor) { [unowned self, unowned device] in
-        self.readable(device)
+    // A forwarder and the live view act at every frame, a grab keeps the doorbell deaf, and
+    // a bound pan, pinch or rotation fires on moves: those read every frame.
+    if forwarder == nil, !grabbed, liveView == nil, !recognizer.engine.firesBetweenContactChanges,
+      let batched = BatchedReading(device: evdev.description)
+    {
+      do {
+        try evdev.openDoorbell()
+        if let doorbell = evdev.doorbellDescriptor {
+          device.doorbellToken = try multiplexer.watch(doorbell) { [unowned self, unowned device] in
+            self.contactChanged(device)
+          }
+          device.batched = batched
+        }
+      } catch {
+        logger.info("\(node.devnode): reading every frame: \(error)")
+        evdev.closeDoorbell()
       }
+    }
+    do {
+      if device.batched == nil { try watchEveryFrame(device) }
     } catch {
       logger.warning("\(node.devnode): cannot watch: \(error)")
       forwarder?.close()
@@ -448,7 +473,7 @@ public final class Daemon: @unchecked Sendable {
     devices[node.syspath] = device
     let geometry = recognizer.engine.geometry
     logger.info(
-      "\(node.devnode) '\(evdev.description.name)': profile '\(profile.name)', protocol \(evdev.description.touchProtocol.map { "\($0)" } ?? "?"), \(Self.wholeMillimetres(geometry.width))×\(Self.wholeMillimetres(geometry.height)) mm\(geometry.sizeSource == .guessed ? " (guessed: set size: in the profile)" : "")"
+      "\(node.devnode) '\(evdev.description.name)': profile '\(profile.name)', protocol \(evdev.description.touchProtocol.map { "\($0)" } ?? "?"), \(Self.wholeMillimetres(geometry.width))×\(Self.wholeMillimetres(geometry.height)) mm\(geometry.sizeSource == .guessed ? " (guessed: set size: in the profile)" : ""), read \(device.batched != nil ? "at contact changes" : "at every frame")"
     )
     if let liveView {
       liveView.deviceAdded(
@@ -476,6 +501,7 @@ public final class Daemon: @unchecked Sendable {
     device.forwarder = nil
     if device.profile.grab { try? device.evdev.grab(false) }
     if let token = device.token { multiplexer.unwatch(token) }
+    if let token = device.doorbellToken { multiplexer.unwatch(token) }
     if let count = device.resyncLog.takeUnlogged() {
       logger.warning(ResyncLog.message(devnode: device.node.devnode, count: count, closing: true))
     }
@@ -502,7 +528,93 @@ public final class Daemon: @unchecked Sendable {
 
   private func readable(_ device: OpenDevice) {
     drain(device)
+    if device.batched != nil { scheduleBatches(device) }
     rearm()
+  }
+
+  /// Watches the device's events: every frame wakes the daemon.
+  private func watchEveryFrame(_ device: OpenDevice) throws(SystemError) {
+    guard device.token == nil else { return }
+    device.token = try multiplexer.watch(device.evdev.fileDescriptor) { [unowned self, unowned device] in
+      self.readable(device)
+    }
+  }
+
+  // MARK: Reading at contact changes
+
+  /// A batched device's doorbell rang: a contact landed or lifted (or the device is gone).
+  private func contactChanged(_ device: OpenDevice) {
+    let rang = device.evdev.clearDoorbell()
+    readBatch(device)
+    if case .gone(let error) = rang, !device.evdev.isClosed {
+      logger.warning("\(device.node.devnode): read failed: \(error)")
+      close(device.node.syspath)
+    }
+    if !device.evdev.isClosed { scheduleBatches(device) }
+    rearm()
+  }
+
+  /// Reads everything a batched device has pending (drain by drain, so that a batch is
+  /// handled as a wake-up's events are). False when more is still pending after
+  /// `batchLimit` drains (a flood): the next batch is then due at once.
+  @discardableResult
+  private func readBatch(_ device: OpenDevice) -> Bool {
+    for _ in 0..<Self.batchLimit {
+      guard drain(device) else { return true }
+    }
+    return false
+  }
+
+  /// Drains per batch: the kernel's buffer for a ten-finger panel is a few thousand events,
+  /// a few drains of `eventsPerWakeUp`.
+  static let batchLimit = 32
+
+  /// After a batched device's events were read (at `time`, the timer's, or the last
+  /// event's): whether its every frame must be read for now, and when its next batch is
+  /// due. A device the kernel dropped events of (its buffer overflowed between two
+  /// batches) is read at every frame from then on.
+  private func scheduleBatches(_ device: OpenDevice, readAt time: Timestamp? = nil, behind: Bool = false) {
+    guard let batched = device.batched, !device.evdev.isClosed else { return }
+    if device.evdev.resyncs > 0 {
+      readEveryFrame(device)
+      return
+    }
+    let everyFrame = device.engine.firesBetweenContactChanges
+    do {
+      if everyFrame {
+        try watchEveryFrame(device)
+      } else if let token = device.token {
+        multiplexer.unwatch(token)
+        device.token = nil
+      }
+    } catch {
+      logger.warning("\(device.node.devnode): cannot watch: \(error)")
+      close(device.node.syspath)
+      return
+    }
+    guard !everyFrame, let base = [time, device.lastEventTime].compactMap({ $0 }).max() else {
+      device.nextBatch = nil
+      return
+    }
+    device.nextBatch = behind ? base : batched.nextBatch(after: base, contacts: device.engine.contactsDown)
+  }
+
+  /// Ends reading `device` at contact changes: its doorbell goes, its every frame is read.
+  private func readEveryFrame(_ device: OpenDevice) {
+    device.batched = nil
+    device.nextBatch = nil
+    if let token = device.doorbellToken { multiplexer.unwatch(token) }
+    device.doorbellToken = nil
+    device.evdev.closeDoorbell()
+    logger.warning(
+      "\(device.node.devnode): reading every frame from now on: the kernel dropped events while it was read at contact changes"
+    )
+    do {
+      try watchEveryFrame(device)
+    } catch {
+      logger.warning("\(device.node.devnode): cannot watch: \(error)")
+      close(device.node.syspath)
+    }
   }
 
   /// Feeds what the device has pending, at most `eventsPerWakeUp` events, through its engine
@@ -525,6 +637,12 @@ public final class Daemon: @unchecked Sendable {
       if let first = batch.first {
         cancelIfLate(device, now: first.time)
         batch.withUnsafeBufferPointer { device.engine.handle(events: $0, into: &firings) }
+        device.lastEventTime = batch[batch.count - 1].time
+        if device.batched != nil {
+          for event in batch where event.type == EventType.syn && event.code == SynCode.report {
+            device.batched?.sawFrame(at: event.time)
+          }
+        }
       }
       swap(&batch, &eventBatch)
     }
@@ -585,15 +703,29 @@ public final class Daemon: @unchecked Sendable {
     // device with more than `eventsPerWakeUp` pending is not advanced now: its events come
     // first (the engine runs a deadline when an event passes it), and the timer, rearmed at
     // the deadline still due, comes back at once for the next batch.
+    // A batched device is read whole; the timer may have come for its next batch alone.
+    let due = timer?.lastDue
     var behind: Set<ObjectIdentifier> = []
-    for device in Array(devices.values) where drain(device) { behind.insert(ObjectIdentifier(device)) }
-    let now = MonotonicClock.now()
-    for device in devices.values where !behind.contains(ObjectIdentifier(device)) {
-      cancelIfLate(device, now: now)
-      firings.removeAll(keepingCapacity: true)
-      device.engine.advance(to: now, into: &firings)
-      device.forwarder?.advanced(&device.engine)
-      fire(device)
+    for device in Array(devices.values) {
+      let more = device.batched != nil ? !readBatch(device) : drain(device)
+      if more { behind.insert(ObjectIdentifier(device)) }
+    }
+    // Only an engine's deadline needs the clock (the time to advance to); a batch's does not.
+    let enginesDue = devices.values.contains { device in
+      device.engine.nextDeadline.map { next in due.map { next <= $0 } ?? true } ?? false
+    }
+    if enginesDue {
+      let now = MonotonicClock.now()
+      for device in devices.values where !behind.contains(ObjectIdentifier(device)) {
+        cancelIfLate(device, now: now)
+        firings.removeAll(keepingCapacity: true)
+        device.engine.advance(to: now, into: &firings)
+        device.forwarder?.advanced(&device.engine)
+        fire(device)
+      }
+    }
+    for device in Array(devices.values) where device.batched != nil {
+      scheduleBatches(device, readAt: due, behind: behind.contains(ObjectIdentifier(device)))
     }
     rearm()
   }
@@ -603,6 +735,7 @@ public final class Daemon: @unchecked Sendable {
     var next: Timestamp? = nil
     for device in devices.values {
       if let due = device.engine.nextDeadline, next.map({ due < $0 }) ?? true { next = due }
+      if let due = device.nextBatch, next.map({ due < $0 }) ?? true { next = due }
     }
     guard let timer, next != timer.deadline else { return }
     timer.schedule(at: next)

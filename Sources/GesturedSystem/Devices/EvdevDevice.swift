@@ -19,6 +19,9 @@ public struct DeviceError: Error, Hashable, Sendable, CustomStringConvertible {
     /// libevdev_grab.
     case grab = "grab it (EVIOCGRAB)"
     case ungrab = "release its grab"
+    /// The second open for contact changes (`openDoorbell`): open(2), then EVIOCSMASK
+    /// (EINVAL or ENOTTY before Linux 4.4), or the node changed between the two opens.
+    case doorbell = "open it again for contact changes"
     /// The handle was closed before the call.
     case closed = "use it after close"
   }
@@ -133,6 +136,63 @@ public final class EvdevDevice {
   deinit {
     close()
     buffer.deallocate()
+  }
+
+  /// The doorbell (`openDoorbell()`), while open.
+  public private(set) var doorbellDescriptor: Int32?
+
+  /// Opens the node a second time as a doorbell: the kernel keeps only keys and
+  /// ABS_MT_TRACKING_ID for it (EVIOCSMASK), so it becomes readable only for a frame in
+  /// which a contact lands or lifts, never for moves alone. Watched instead of
+  /// `fileDescriptor`, it lets the daemon take a panel's moves in batches
+  /// (`BatchedReading`) and still see every landing and lift at once. Opened after
+  /// `fileDescriptor`, it comes after it in the kernel's list of the device's readers:
+  /// evdev hands a frame to each reader in that order, so by the time the doorbell wakes
+  /// anyone the frame is already in `fileDescriptor`'s buffer. Never for a grabbed device
+  /// (a grab keeps every event from every other reader, the doorbell too).
+  public func openDoorbell() throws(DeviceError) {
+    guard !isClosed else { throw DeviceError(devnode: devnode, operation: .closed, errno: .badFileDescriptor) }
+    guard doorbellDescriptor == nil else { return }
+    let descriptor: Int32
+    switch retryOnInterrupt({ valueOrErrno(open(devnode, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) }) {
+    case .success(let opened): descriptor = opened
+    case .failure(let error): throw DeviceError(devnode: devnode, operation: .doorbell, errno: error)
+    }
+    // The node may have been replaced by another device between the two opens.
+    var first = stat()
+    var second = stat()
+    guard fstat(fileDescriptor, &first) == 0, fstat(descriptor, &second) == 0, first.st_rdev == second.st_rdev else {
+      Glibc.close(descriptor)
+      throw DeviceError(devnode: devnode, operation: .doorbell, errno: .noSuchDevice)
+    }
+    let masked = gestured_evdev_mask_to_contact_changes(descriptor)
+    guard masked == 0 else {
+      Glibc.close(descriptor)
+      throw DeviceError(devnode: devnode, operation: .doorbell, errno: errno(negated: masked))
+    }
+    doorbellDescriptor = descriptor
+  }
+
+  /// Reads what the doorbell holds and drops it (the events themselves are read from
+  /// `fileDescriptor`), so that it stops being readable. `.gone` when the device is.
+  public func clearDoorbell() -> DrainResult {
+    guard let doorbellDescriptor else { return .drained }
+    let eventSize = MemoryLayout<input_event>.stride
+    while true {
+      switch retryOnInterrupt({ valueOrErrno(read(doorbellDescriptor, buffer, Self.readCapacity * eventSize)) }) {
+      case .success(let length) where length == Self.readCapacity * eventSize: continue
+      case .success: return .drained
+      case .failure(.wouldBlock): return .drained
+      case .failure(let error): return .gone(errno: error)
+      }
+    }
+  }
+
+  /// Closes the doorbell (the caller stopped watching it). Idempotent.
+  public func closeDoorbell() {
+    guard let doorbellDescriptor else { return }
+    Glibc.close(doorbellDescriptor)
+    self.doorbellDescriptor = nil
   }
 
   /// Whether `close()` has run.
@@ -331,6 +391,7 @@ public final class EvdevDevice {
   /// than once.
   public func close() {
     guard let handle else { return }
+    closeDoorbell()
     libevdev_free(handle)
     self.handle = nil
     logTarget = nil

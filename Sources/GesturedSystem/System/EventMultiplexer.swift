@@ -198,6 +198,9 @@ public final class DeadlineTimer {
   private var token: EventMultiplexer.Token?
   /// When the handler is due, nil when nothing is.
   public private(set) var deadline: Timestamp?
+  /// The deadline the handler last ran for (read in the handler: the time it stands for,
+  /// with no clock read).
+  public private(set) var lastDue: Timestamp?
   /// What the timerfd is armed for: nil or never later than `deadline`.
   private(set) var armed: Timestamp?
 
@@ -220,6 +223,7 @@ public final class DeadlineTimer {
           return
         }
         self.deadline = nil
+        self.lastDue = deadline
         handler()
       }
     } catch {

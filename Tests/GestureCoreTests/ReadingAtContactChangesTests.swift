@@ -1,0 +1,84 @@
+import Testing
+
+@testable import GestureCore
+
+/// `DeviceEngine.firesBetweenContactChanges`, which lets the daemon read a panel's moves in
+/// batches (docs/devices.md, "Reading at contact changes"): while it is false, a frame in
+/// which no contact lands or lifts must fire nothing.
+@Suite("Reading at contact changes")
+struct ReadingAtContactChangesTests {
+  /// Feeds `touches` frame by frame, deadlines due before a frame first (the daemon's timer
+  /// runs those), and returns the frames of moves alone that fired while the flag said none
+  /// could, and how often the flag was true before such a frame.
+  func framesThatBrokeThePromise(_ touches: Touches, _ profile: Profile) -> (broken: [String], flagged: Int) {
+    var engine = DeviceEngine(device: TestPanel.device, profile: profile)!
+    var output: [GestureEvent] = []
+    var broken: [String] = []
+    var flagged = 0
+    var frame: [RawEvent] = []
+    for event in touches.events {
+      frame.append(event)
+      guard event.type == EventType.syn, event.code == SynCode.report else { continue }
+      engine.advance(to: event.time + -1, into: &output)
+      output.removeAll()
+      let promised = !engine.firesBetweenContactChanges
+      let changesContacts = frame.contains { $0.type == EventType.abs && $0.code == AbsCode.mtTrackingID }
+      frame.withUnsafeBufferPointer { engine.handle(events: $0, into: &output) }
+      if !changesContacts {
+        if !promised { flagged += 1 }
+        if promised && !output.isEmpty { broken.append("\(output.map(\.gesture.rawValue)) at \(event.time)") }
+      }
+      output.removeAll()
+      frame.removeAll()
+    }
+    return (broken, flagged)
+  }
+
+  @Test func aSwipeAndATapProfileNeverNeedsAMoveFrame() {
+    var t = Touches()
+    t.drag([(1, (20, 50), (140, 50))], from: 0, to: 200, steps: 20)
+    t.tap(100, 50, at: 600)
+    t.drag([(1, (20, 50), (20, 50))], from: 1200, to: 2200, steps: 50)  // a long press
+    let p = profile([bind(.swipe, .right), bind(.tap), bind(.longPress)])
+    let result = framesThatBrokeThePromise(t, p)
+    #expect(result.broken.isEmpty)
+    #expect(result.flagged == 0)
+    #expect(summary(run(t, p)).count == 3)
+  }
+
+  @Test func aBoundPanFiresOnMovesSoItsProfileSaysSoThroughout() {
+    var t = Touches()
+    t.drag([(1, (20, 50), (140, 50))], from: 0, to: 400, steps: 40)
+    let p = profile([bind(.pan, .right, step: 10), bind(.swipe, .left)])
+    let result = framesThatBrokeThePromise(t, p)
+    #expect(result.broken.isEmpty)
+    #expect(result.flagged == 40)
+    var engine = DeviceEngine(device: TestPanel.device, profile: p)!
+    #expect(engine.firesBetweenContactChanges)
+    var output: [GestureEvent] = []
+    engine.advance(to: Timestamp(microseconds: 1), into: &output)
+    #expect(engine.firesBetweenContactChanges)
+  }
+
+  /// A tap waits for a second; the second touch slides away: the chain ends, and its single
+  /// tap fires, on the frame that takes the finger beyond the slop, a frame of moves alone.
+  @Test func aTapChainsNextTouchUnderWayCanFireOnAMove() {
+    var t = Touches()
+    t.tap(100, 50, at: 0)
+    t.drag([(1, (100, 50), (160, 50))], from: 200, to: 500, steps: 30)
+    let p = profile([bind(.tap), bind(.tap, taps: 2)])
+    let result = framesThatBrokeThePromise(t, p)
+    #expect(result.broken.isEmpty)
+    #expect(result.flagged > 0)
+    #expect(summary(run(t, p)) == ["tap taps=1 fingers=1 @230.0ms binding=0"])
+    var engine = DeviceEngine(device: TestPanel.device, profile: p)!
+    #expect(!engine.firesBetweenContactChanges)
+    var output: [GestureEvent] = []
+    var second = Touches()
+    second.tap(100, 50, at: 0)
+    second.down(1, 100, 50, at: 200)
+    second.events.withUnsafeBufferPointer { engine.handle(events: $0, into: &output) }
+    #expect(engine.firesBetweenContactChanges, "the second touch is down: a slide would end the chain")
+    #expect(engine.contactsDown == 1)
+  }
+}
