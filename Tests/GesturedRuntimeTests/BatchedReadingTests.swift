@@ -48,13 +48,16 @@ struct BatchedReadingTests {
 
   @Test func batchesFollowTheScanRateAndTheContactsDown() throws {
     var reading = try #require(BatchedReading(device: Self.virtualPanel))
-    // Until two frames are seen: 500 Hz. 256 / 15 = 17 frames.
-    #expect(reading.interval(contacts: 1) == 34_000)
+    // Until two frames are seen: 500 Hz. 384 / 15 = 25 frames.
+    #expect(reading.interval(contacts: 1) == 50_000)
     for frame in 0..<5 { reading.sawFrame(at: Self.ms(100 + Double(frame) * 10)) }
     #expect(reading.scanPeriod == 10_000)
-    #expect(reading.interval(contacts: 1) == 170_000)
-    // Ten fingers: 256 / 60 = 4 frames, 40 ms.
-    #expect(reading.interval(contacts: 10) == 40_000)
+    #expect(reading.interval(contacts: 1) == 250_000)
+    reading.sawFrame(at: Self.ms(144))
+    #expect(reading.scanPeriod == 4_000)
+    #expect(reading.interval(contacts: 1) == 100_000)
+    // Ten fingers: 384 / 60 = 6 frames, 24 ms.
+    #expect(reading.interval(contacts: 10) == 24_000)
     #expect(reading.nextBatch(after: Self.ms(1000), contacts: 2) == Self.ms(1000) + reading.interval(contacts: 2))
     #expect(reading.nextBatch(after: Self.ms(1000), contacts: 0) == nil)
   }

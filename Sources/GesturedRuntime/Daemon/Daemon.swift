@@ -85,6 +85,8 @@ public final class Daemon: @unchecked Sendable {
     var batched: BatchedReading?
     var doorbellToken: EventMultiplexer.Token?
     var nextBatch: Timestamp?
+    /// The device's SYN_DROPPEDs already looked at by `scheduleBatches`.
+    var resyncsSeen = 0
     /// The kernel's time of the last event read.
     var lastEventTime: Timestamp?
     /// The engine's impossible-input count last logged.
@@ -571,13 +573,17 @@ public final class Daemon: @unchecked Sendable {
 
   /// After a batched device's events were read (at `time`, the timer's, or the last
   /// event's): whether its every frame must be read for now, and when its next batch is
-  /// due. A device the kernel dropped events of (its buffer overflowed between two
-  /// batches) is read at every frame from then on.
+  /// due. A device whose buffer overflowed before its batch was due (no batch was due:
+  /// frames with no contact down; or the schedule was wrong for it) is read at every frame
+  /// from then on; one that overflowed after it (the daemon was stopped or starved) is not.
   private func scheduleBatches(_ device: OpenDevice, readAt time: Timestamp? = nil, behind: Bool = false) {
     guard let batched = device.batched, !device.evdev.isClosed else { return }
-    if device.evdev.resyncs > 0 {
-      readEveryFrame(device)
-      return
+    if device.evdev.resyncs > device.resyncsSeen {
+      device.resyncsSeen = device.evdev.resyncs
+      if let dropped = device.evdev.lastResync, device.nextBatch.map({ dropped < $0 }) ?? true {
+        readEveryFrame(device)
+        return
+      }
     }
     let everyFrame = device.engine.firesBetweenContactChanges
     do {
@@ -607,7 +613,7 @@ public final class Daemon: @unchecked Sendable {
     device.doorbellToken = nil
     device.evdev.closeDoorbell()
     logger.warning(
-      "\(device.node.devnode): reading every frame from now on: the kernel dropped events while it was read at contact changes"
+      "\(device.node.devnode): reading every frame from now on: the kernel dropped events before the next batch of moves was due"
     )
     do {
       try watchEveryFrame(device)

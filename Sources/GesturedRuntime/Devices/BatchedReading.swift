@@ -11,8 +11,11 @@ import GestureCore
 /// least 64 events, rounded up to a power of two (drivers/input/input.c
 /// `input_estimate_events_per_packet`, drivers/input/evdev.c `evdev_compute_buffer_size`;
 /// a driver may only raise the estimate). With fewer contacts down a frame is smaller, so
-/// the buffer holds more of them: a batch is read before half of it can be used, at the
-/// shortest gap between frames the panel has shown. Should it overflow all the same (a
+/// the buffer holds more of them: a batch is read before three quarters of it can be used
+/// by frames of that size, at the shortest gap between frames the panel has shown. Real
+/// frames are smaller than that size (a moving finger of the VM's panel sends 5 events a
+/// frame, where the estimate says 15), so the quarter left and that difference are the
+/// margin for a timer that comes late. Should it overflow all the same (a
 /// panel that sends frames with no contact down, a driver that sends more than it said),
 /// the daemon reads that panel at every frame from then on.
 struct BatchedReading: Equatable {
@@ -85,9 +88,10 @@ struct BatchedReading: Equatable {
   var scanPeriod: Microseconds { measuredPeriod ?? Self.assumedPeriod }
 
   /// How long after a batch the next is due while `contacts` are down: the time the panel
-  /// needs, at its scan rate, to fill half the buffer with frames of that many contacts.
+  /// needs, at its scan rate, to fill three quarters of the buffer with frames of that
+  /// many contacts.
   func interval(contacts: Int) -> Microseconds {
-    let frames = (bufferEvents / 2) / largestFrame(contacts: contacts)
+    let frames = (bufferEvents * 3 / 4) / largestFrame(contacts: contacts)
     return min(max(Microseconds(frames) * scanPeriod, Self.shortestInterval), Self.longestInterval)
   }
 
