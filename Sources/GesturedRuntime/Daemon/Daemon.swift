@@ -602,7 +602,13 @@ public final class Daemon: @unchecked Sendable {
       device.nextBatch = nil
       return
     }
-    device.nextBatch = behind ? base : batched.nextBatch(after: base, contacts: device.engine.contactsDown)
+    let contacts = device.engine.contactsDown
+    device.nextBatch = behind ? base : batched.nextBatch(after: base, contacts: contacts)
+    if options.verbose, let next = device.nextBatch {
+      logger.debug(
+        "\(device.node.devnode): next batch of moves at \(next) (\(contacts) down, a frame every \(batched.scanPeriod) µs)"
+      )
+    }
   }
 
   /// Ends reading `device` at contact changes: its doorbell goes, its every frame is read.
@@ -648,6 +654,7 @@ public final class Daemon: @unchecked Sendable {
           for event in batch where event.type == EventType.syn && event.code == SynCode.report {
             device.batched?.sawFrame(at: event.time)
           }
+          device.batched?.batchEnded()
         }
       }
       swap(&batch, &eventBatch)

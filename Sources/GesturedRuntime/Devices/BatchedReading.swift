@@ -24,13 +24,19 @@ struct BatchedReading: Equatable {
   /// What one more contact can add to a frame, and a frame's other events.
   let eventsPerContact: Int
   let eventsPerFrame: Int
-  /// The shortest gap between two frames seen on the device, gaps under `shortestPeriod`
-  /// left out (two reports in one USB frame, a replayed burst: not the panel's scan rate);
-  /// nil until one is seen.
+  /// The panel's scan period: the shortest of the median gaps between frames of each batch
+  /// of `gapsForAMedian` frames or more, never under `shortestPeriod`; nil until one such
+  /// batch was read. A median, because frames come late and then in a burst (a busy USB
+  /// bus, a stalled writer): the shortest gap would take a burst for the scan rate and
+  /// read the panel far more often than it needs.
   private(set) var measuredPeriod: Microseconds?
   private var lastFrame: Timestamp?
+  /// The gaps between frames since the last batch ended, at most `gapsKept` (allocated once).
+  private var gaps: [Microseconds] = []
+  static let gapsKept = 64
+  static let gapsForAMedian = 5
 
-  /// Until the panel has shown two frames: 500 Hz.
+  /// Until a batch has shown the panel's rate: 500 Hz.
   static let assumedPeriod: Microseconds = 2_000
   static let shortestPeriod: Microseconds = 1_000
   /// A batch is read at least this long after the last (a panel at 1 kHz with ten fingers
@@ -54,6 +60,7 @@ struct BatchedReading: Equatable {
     eventsPerFrame = plainAxes + 7 + 1
     let estimate = Self.kernelSlots(device) * eventsPerContact + eventsPerFrame
     bufferEvents = Self.roundedUpToPowerOfTwo(max(estimate * 8, 64))
+    gaps.reserveCapacity(Self.gapsKept)
   }
 
   /// ABS_MT_SLOT to ABS_MT_TOOL_Y, as the kernel's `input_is_mt_axis`.
@@ -79,10 +86,17 @@ struct BatchedReading: Equatable {
 
   /// A frame ended (its SYN_REPORT) at `time`.
   mutating func sawFrame(at time: Timestamp) {
-    if let lastFrame, case let gap = time - lastFrame, gap >= Self.shortestPeriod {
-      measuredPeriod = min(gap, measuredPeriod ?? gap)
-    }
+    if let lastFrame, gaps.count < Self.gapsKept { gaps.append(time - lastFrame) }
     lastFrame = time
+  }
+
+  /// A batch was read: its frames' median gap may shorten the scan period.
+  mutating func batchEnded() {
+    defer { gaps.removeAll(keepingCapacity: true) }
+    guard gaps.count >= Self.gapsForAMedian else { return }
+    gaps.sort()
+    let median = max(gaps[gaps.count / 2], Self.shortestPeriod)
+    measuredPeriod = min(median, measuredPeriod ?? median)
   }
 
   var scanPeriod: Microseconds { measuredPeriod ?? Self.assumedPeriod }
