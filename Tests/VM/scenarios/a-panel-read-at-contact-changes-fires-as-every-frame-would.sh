@@ -5,7 +5,8 @@
 # a hold that moves), every action must run as `gestured replay` of a recording of the same
 # frames says (the firings of reading every frame), the daemon must say it reads the panel
 # at contact changes, and it must wake up (context switches, all threads, actions' spawning
-# included) fewer than a third as often as the panel sent frames. Then a second panel gets
+# included) fewer than half as often as the panel sent frames (a reader of every frame
+# wakes once a frame, 771 times here; measured 208 switches in a debug build, 2026-12-01). Then a second panel gets
 # frames with no contact down (ABS_X alone, as a hovering pen's, written at once: more than
 # the kernel's buffer for the daemon holds, and nothing rings the doorbell), then taps: the
 # overflow came with no batch due, so the daemon must say it reads that panel at every
@@ -57,7 +58,7 @@ frames="$(grep -c '^E: [0-9.]* 0000 0000 0000' "$SCENARIO_DIR/witness.evemu")"
 switches=$((switches_after - switches_before))
 note "$frames frames; the daemon switched context $switches times meanwhile"
 [ "$frames" -ge 600 ] || fail "the panel sent $frames frames, not the script's 771: the witness missed some"
-[ "$((switches * 3))" -lt "$frames" ] \
+[ "$((switches * 2))" -lt "$frames" ] \
   || fail "the daemon switched context $switches times over $frames frames: it does not read the panel in batches"
 ! grep -q "^$node: reading every frame from now on" "$SCENARIO_DIR/daemon.log" \
   || fail "the kernel dropped events between two batches: $(grep "^$node" "$SCENARIO_DIR/daemon.log")"
