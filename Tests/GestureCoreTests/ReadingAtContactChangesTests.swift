@@ -9,17 +9,25 @@ import Testing
 struct ReadingAtContactChangesTests {
   /// Feeds `touches` frame by frame, deadlines due before a frame first (the daemon's timer
   /// runs those), and returns the frames of moves alone that fired while the flag said none
-  /// could, and how often the flag was true before such a frame.
-  func framesThatBrokeThePromise(_ touches: Touches, _ profile: Profile) -> (broken: [String], flagged: Int) {
+  /// could (and the deadlines that fired though `nextFiringDeadline` said none could), how
+  /// often the flag was true before such a frame, and how many frames came with only quiet
+  /// deadlines pending.
+  func framesThatBrokeThePromise(_ touches: Touches, _ profile: Profile) -> (
+    broken: [String], flagged: Int, quiet: Int
+  ) {
     var engine = DeviceEngine(device: TestPanel.device, profile: profile)!
     var output: [GestureEvent] = []
     var broken: [String] = []
     var flagged = 0
+    var quietDeadlines = 0
     var frame: [RawEvent] = []
     for event in touches.events {
       frame.append(event)
       guard event.type == EventType.syn, event.code == SynCode.report else { continue }
+      let quiet = engine.nextDeadline != nil && engine.nextFiringDeadline == nil
       engine.advance(to: event.time + -1, into: &output)
+      if quiet { quietDeadlines += 1 }
+      if quiet && !output.isEmpty { broken.append("a quiet deadline fired \(output.map(\.gesture.rawValue))") }
       output.removeAll()
       let promised = !engine.firesBetweenContactChanges
       let changesContacts = frame.contains { $0.type == EventType.abs && $0.code == AbsCode.mtTrackingID }
@@ -31,7 +39,7 @@ struct ReadingAtContactChangesTests {
       output.removeAll()
       frame.removeAll()
     }
-    return (broken, flagged)
+    return (broken, flagged, quietDeadlines)
   }
 
   @Test func aSwipeAndATapProfileNeverNeedsAMoveFrame() {
@@ -44,6 +52,30 @@ struct ReadingAtContactChangesTests {
     #expect(result.broken.isEmpty)
     #expect(result.flagged == 0)
     #expect(summary(run(t, p)).count == 3)
+  }
+
+  /// Without a long press or a tap chain bound, no deadline fires anything: a batched
+  /// reader's timer sleeps through the landing's end and a contact held still.
+  @Test func aSwipeOnlyProfilesDeadlinesAreQuiet() {
+    var t = Touches()
+    t.drag([(1, (20, 50), (140, 50))], from: 0, to: 200, steps: 20)
+    t.drag([(1, (20, 50), (20, 50))], from: 600, to: 1600, steps: 50)
+    t.tap(100, 50, at: 2000)
+    let p = profile([bind(.swipe, .right), bind(.tap)])
+    let result = framesThatBrokeThePromise(t, p)
+    #expect(result.broken.isEmpty)
+    #expect(result.quiet > 60)
+    var engine = DeviceEngine(device: TestPanel.device, profile: p)!
+    var output: [GestureEvent] = []
+    var down = Touches()
+    down.down(1, 50, 50, at: 0)
+    down.events.withUnsafeBufferPointer { engine.handle(events: $0, into: &output) }
+    #expect(engine.nextDeadline != nil)
+    #expect(engine.nextFiringDeadline == nil)
+    var withLongPress = DeviceEngine(
+      device: TestPanel.device, profile: profile([bind(.swipe, .right), bind(.longPress)]))!
+    down.events.withUnsafeBufferPointer { withLongPress.handle(events: $0, into: &output) }
+    #expect(withLongPress.nextFiringDeadline == withLongPress.nextDeadline)
   }
 
   @Test func aBoundPanFiresOnMovesSoItsProfileSaysSoThroughout() {
@@ -66,11 +98,14 @@ struct ReadingAtContactChangesTests {
     var t = Touches()
     t.tap(100, 50, at: 0)
     t.drag([(1, (100, 50), (160, 50))], from: 200, to: 500, steps: 30)
+    // A lone tap, fired by the gap's end: a deadline that fires.
+    t.tap(100, 50, at: 1000)
     let p = profile([bind(.tap), bind(.tap, taps: 2)])
     let result = framesThatBrokeThePromise(t, p)
     #expect(result.broken.isEmpty)
     #expect(result.flagged > 0)
-    #expect(summary(run(t, p)) == ["tap taps=1 fingers=1 @230.0ms binding=0"])
+    #expect(
+      summary(run(t, p)) == ["tap taps=1 fingers=1 @230.0ms binding=0", "tap taps=1 fingers=1 @1380.0ms binding=0"])
     var engine = DeviceEngine(device: TestPanel.device, profile: p)!
     #expect(!engine.firesBetweenContactChanges)
     var output: [GestureEvent] = []

@@ -55,6 +55,13 @@ public struct DeviceEngine {
   /// frames in between late, in batches, and nothing fires later than it would have.
   public var firesBetweenContactChanges: Bool { arbiter.firesOnMoves }
 
+  /// `nextDeadline` when a deadline could fire something now, nil when every deadline
+  /// pending only moves the state on (the landing's end, a contact held still): the engine
+  /// runs those by itself before the next event stamped after them, and nothing fires
+  /// later for waiting. A reader that takes frames in batches arms its timer for this
+  /// one, and runs the others when it reads.
+  public var nextFiringDeadline: Timestamp? { arbiter.deadlineCanFire ? nextDeadline : nil }
+
   /// Forwarding (`forward: true`): what became of touch sequences since the last
   /// `clearDispositions()`, in order (empty for a profile that does not forward).
   public var dispositions: [SequenceDisposition] { arbiter.dispositions }

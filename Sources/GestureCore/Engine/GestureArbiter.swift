@@ -96,6 +96,17 @@ struct GestureArbiter {
   }
   private let hasContinuousBindings: Bool
 
+  /// Whether a deadline can fire something now: a long press that is possible and bound, a
+  /// tap chain (its gap's end, or its next touch's count, duration or drop ending it),
+  /// steps (continuous bindings) and forwarding's held touches. Otherwise every deadline
+  /// pending only moves the state on (the end of the landing, a contact held still), which
+  /// the engine does by itself before the next event stamped after it, with the same result.
+  var deadlineCanFire: Bool {
+    if hasContinuousBindings || forwarding { return true }
+    if case .idle = multiTap.state {} else { return true }
+    return state.isActive && longPress.state == .possible && index.longPressBound(region: sequence.region)
+  }
+
   // Forwarding (`forward: true`): what becomes of each sequence's raw frames.
   private let forwarding: Bool
   /// Ended sequences whose taps wait in the tap chain: its end decides them all.

@@ -547,19 +547,18 @@ public final class Daemon: @unchecked Sendable {
   /// A batched device's doorbell rang: a contact landed or lifted (or the device is gone).
   private func contactChanged(_ device: OpenDevice) {
     let rang = device.evdev.clearDoorbell()
-    readBatch(device)
+    let complete = readBatch(device)
     if case .gone(let error) = rang, !device.evdev.isClosed {
       logger.warning("\(device.node.devnode): read failed: \(error)")
       close(device.node.syspath)
     }
-    if !device.evdev.isClosed { scheduleBatches(device) }
+    if !device.evdev.isClosed { scheduleBatches(device, behind: !complete) }
     rearm()
   }
 
   /// Reads everything a batched device has pending (drain by drain, so that a batch is
   /// handled as a wake-up's events are). False when more is still pending after
   /// `batchLimit` drains (a flood): the next batch is then due at once.
-  @discardableResult
   private func readBatch(_ device: OpenDevice) -> Bool {
     for _ in 0..<Self.batchLimit {
       guard drain(device) else { return true }
@@ -715,8 +714,8 @@ public final class Daemon: @unchecked Sendable {
     // Events stamped before the deadline must be seen first, so live and replay agree. A
     // device with more than `eventsPerWakeUp` pending is not advanced now: its events come
     // first (the engine runs a deadline when an event passes it), and the timer, rearmed at
-    // the deadline still due, comes back at once for the next batch.
-    // A batched device is read whole; the timer may have come for its next batch alone.
+    // the deadline still due, comes back at once for the next batch. A batched device is
+    // read whole; the timer may have come for its next batch alone.
     let due = timer?.lastDue
     var behind: Set<ObjectIdentifier> = []
     for device in Array(devices.values) {
@@ -744,10 +743,13 @@ public final class Daemon: @unchecked Sendable {
   }
 
   /// Arms the one timer at the earliest deadline, or disarms it: an idle daemon never wakes.
+  /// A batched device's deadlines that cannot fire anything are not waited for: they run
+  /// when its next batch, landing or lift is read (`DeviceEngine.nextFiringDeadline`).
   private func rearm() {
     var next: Timestamp? = nil
     for device in devices.values {
-      if let due = device.engine.nextDeadline, next.map({ due < $0 }) ?? true { next = due }
+      let deadline = device.batched != nil ? device.engine.nextFiringDeadline : device.engine.nextDeadline
+      if let due = deadline, next.map({ due < $0 }) ?? true { next = due }
       if let due = device.nextBatch, next.map({ due < $0 }) ?? true { next = due }
     }
     guard let timer, next != timer.deadline else { return }

@@ -6,11 +6,11 @@
 # frames says (the firings of reading every frame), the daemon must say it reads the panel
 # at contact changes, and it must wake up (context switches, all threads, actions' spawning
 # included) fewer than half as often as the panel sent frames (a reader of every frame
-# wakes once a frame, 771 times here; measured 208 switches in a debug build, 2026-12-01). Then a second panel gets
-# frames with no contact down (ABS_X alone, as a hovering pen's, written at once: more than
-# the kernel's buffer for the daemon holds, and nothing rings the doorbell), then taps: the
-# overflow came with no batch due, so the daemon must say it reads that panel at every
-# frame from then on, and the taps must still run their action.
+# wakes once a frame, 771 times here; a debug build switched 208 times, 2026-12-01). Then a
+# second panel gets frames with no contact down (ABS_X alone, as a hovering pen's, written
+# at once: more than the kernel's buffer for the daemon holds, and nothing rings the
+# doorbell), then taps: the overflow came with no batch due, so the daemon must say it
+# reads that panel at every frame from then on, and the taps must still run their action.
 source "$VM_TESTS/lib.sh"
 
 write_config "$SCENARIO_DIR/config.yaml" <<'YAML'
