@@ -94,7 +94,7 @@ public final class EvdevDevice {
   /// handler (stderr).
   public init(devnode: String, logger: Logger? = nil) throws(DeviceError) {
     let descriptor: Int32
-    switch retryOnInterrupt({ valueOrErrno(open(devnode, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) }) {
+    switch Self.openNode(devnode) {
     case .success(let opened): descriptor = opened
     case .failure(let error): throw DeviceError(devnode: devnode, operation: .open, errno: error)
     }
@@ -127,6 +127,12 @@ public final class EvdevDevice {
     buffer = .allocate(capacity: Self.readCapacity)
   }
 
+  /// open(2) of an evdev node as both opens of a device need it: read-only, non-blocking (the
+  /// event loop reads until a short read), close-on-exec (no action inherits it).
+  private static func openNode(_ devnode: String) -> Result<Int32, Errno> {
+    retryOnInterrupt { valueOrErrno(open(devnode, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) }
+  }
+
   /// A uinput clone of this device (`forward: true`), marked as gestured's.
   public func makeClone() throws(UinputClone.CreateError) -> UinputClone {
     guard let handle else { throw UinputClone.CreateError(errno: .badFileDescriptor) }
@@ -154,7 +160,7 @@ public final class EvdevDevice {
     guard !isClosed else { throw DeviceError(devnode: devnode, operation: .closed, errno: .badFileDescriptor) }
     guard doorbellDescriptor == nil else { return }
     let descriptor: Int32
-    switch retryOnInterrupt({ valueOrErrno(open(devnode, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) }) {
+    switch Self.openNode(devnode) {
     case .success(let opened): descriptor = opened
     case .failure(let error): throw DeviceError(devnode: devnode, operation: .doorbell, errno: error)
     }
