@@ -597,7 +597,13 @@ public final class Daemon: @unchecked Sendable {
       close(device.node.syspath)
       return
     }
-    guard !everyFrame, let base = [time, device.lastEventTime].compactMap({ $0 }).max() else {
+    // The later of the two (not through an array: this runs at every wake-up of the device).
+    let base: Timestamp? =
+      switch (time, device.lastEventTime) {
+      case (let a?, let b?): max(a, b)
+      case (let a, let b): a ?? b
+      }
+    guard !everyFrame, let base else {
       device.nextBatch = nil
       return
     }

@@ -12,13 +12,13 @@ import GestureCore
 /// `input_estimate_events_per_packet`, drivers/input/evdev.c `evdev_compute_buffer_size`;
 /// a driver may only raise the estimate). With fewer contacts down a frame is smaller, so
 /// the buffer holds more of them: a batch is read before three quarters of it can be used
-/// by frames of that size, at the shortest gap between frames the panel has shown. Real
-/// frames are smaller than that size (a moving finger of the VM's panel sends 5 events a
-/// frame, where the estimate says 15), so the quarter left and that difference are the
-/// margin for a timer that comes late. Should it overflow all the same (a
-/// panel that sends frames with no contact down, a driver that sends more than it said),
-/// the daemon reads that panel at every frame from then on.
-struct BatchedReading: Equatable {
+/// by frames of that size, at the panel's scan period (`measuredPeriod`). Real frames are
+/// smaller than that size (a moving finger of the VM's panel sends 5 events a frame, where
+/// the estimate says 15), so the quarter left and that difference are the margin for a
+/// timer that comes late. Should it overflow before a batch was due all the same (a panel
+/// that sends frames with no contact down, a driver that sends more than it said), the
+/// daemon reads that panel at every frame from then on.
+struct BatchedReading {
   /// Events the kernel's buffer holds for one reader of the device, at least.
   let bufferEvents: Int
   /// What one more contact can add to a frame, and a frame's other events.
