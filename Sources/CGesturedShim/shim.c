@@ -1,4 +1,4 @@
-/* For posix_spawn_file_actions_addclosefrom_np(), POSIX_SPAWN_SETSID, pipe2() and close_range(). */
+/* For pipe2() and close_range(). */
 #define _GNU_SOURCE
 
 #include "CGesturedShim.h"
@@ -14,6 +14,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -82,12 +83,6 @@ void gestured_evdev_set_log_target(struct libevdev *dev, const struct gestured_l
                                    (enum libevdev_log_priority)max_priority, (void *)target);
 }
 
-int gestured_spawn_file_actions_close_from(posix_spawn_file_actions_t *actions, int lowest) {
-  return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
-}
-
-short gestured_spawn_setsid_flag(void) { return POSIX_SPAWN_SETSID; }
-
 int gestured_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC) == 0 ? 0 : errno; }
 
 int gestured_pidfd_open(pid_t pid) {
@@ -115,12 +110,12 @@ __attribute__((noreturn)) static void child_fail(struct child_report *report, co
 
 /* Runs in the vfork child: only async-signal-safe calls and raw system calls, no allocation,
  * no return (the parent's stack frame is ours until exec). */
-__attribute__((noreturn)) static void child_exec_as_user(
-    struct child_report *report, long open_max, const char *path, char *const argv[],
-    char *const envp[], int stdout_fd, int stderr_fd, uid_t uid, gid_t gid, const gid_t *groups,
-    size_t group_count) {
+__attribute__((noreturn)) static void child_exec(struct child_report *report, const char *path,
+                                                 char *const argv[], char *const envp[],
+                                                 int stdout_fd, int stderr_fd,
+                                                 const struct gestured_credentials *credentials) {
   /* A new session (and process group) without a controlling terminal: the daemon's, if it
-   * has one, must not be reachable (TIOCSTI) from a command running as another user. */
+   * has one, must not be reachable (TIOCSTI) from a command. */
   if (setsid() < 0) child_fail(report, "setsid");
 
   /* Every disposition back to default (the daemon may ignore or handle some); sigaction
@@ -145,14 +140,23 @@ __attribute__((noreturn)) static void child_exec_as_user(
   if (stdout_fd >= 0 && dup2(stdout_fd, 1) < 0) child_fail(report, "stdout");
   if (stderr_fd >= 0 && dup2(stderr_fd, 2) < 0) child_fail(report, "stderr");
   if (close_range(3, ~0U, 0) != 0) {
-    /* Kernels before 5.9 lack close_range. */
-    for (long fd = 3; fd < open_max; fd++) close((int)fd);
+    /* Kernels before 5.9 lack close_range. The limit by a raw system call: sysconf is not
+     * async-signal-safe. */
+    struct rlimit limit = {.rlim_cur = 1048576};
+    syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &limit);
+    rlim_t open_max = limit.rlim_cur > 1048576 ? 1048576 : limit.rlim_cur;
+    for (rlim_t fd = 3; fd < open_max; fd++) close((int)fd);
   }
 
-  /* Groups and gid first: once the uid is dropped, they can no longer be changed. */
-  if (syscall(SYS_setgroups, group_count, groups) != 0) child_fail(report, "setgroups");
-  if (syscall(SYS_setresgid, gid, gid, gid) != 0) child_fail(report, "setresgid");
-  if (syscall(SYS_setresuid, uid, uid, uid) != 0) child_fail(report, "setresuid");
+  if (credentials != NULL) {
+    /* Groups and gid first: once the uid is dropped, they can no longer be changed. */
+    if (syscall(SYS_setgroups, credentials->group_count, credentials->groups) != 0)
+      child_fail(report, "setgroups");
+    gid_t gid = credentials->gid;
+    uid_t uid = credentials->uid;
+    if (syscall(SYS_setresgid, gid, gid, gid) != 0) child_fail(report, "setresgid");
+    if (syscall(SYS_setresuid, uid, uid, uid) != 0) child_fail(report, "setresuid");
+  }
 
   sigset_t no_signals;
   sigemptyset(&no_signals);
@@ -161,15 +165,11 @@ __attribute__((noreturn)) static void child_exec_as_user(
   child_fail(report, "execve");
 }
 
-struct gestured_spawn_result gestured_spawn_as_user(const char *path, char *const argv[],
-                                                    char *const envp[], int stdout_fd,
-                                                    int stderr_fd, uid_t uid, gid_t gid,
-                                                    const gid_t *groups, size_t group_count) {
+struct gestured_spawn_result gestured_spawn(const char *path, char *const argv[],
+                                            char *const envp[], int stdout_fd, int stderr_fd,
+                                            const struct gestured_credentials *credentials) {
   struct gestured_spawn_result result = {0, 0, NULL};
   struct child_report report = {0, NULL};
-  /* sysconf is not async-signal-safe: ask before vfork. */
-  long open_max = sysconf(_SC_OPEN_MAX);
-  if (open_max < 0 || open_max > 1048576) open_max = 1048576;
 
   /* Until its dispositions are reset, the child must not run one of our signal handlers:
    * it would run on our memory. So every signal stays blocked across vfork. */
@@ -177,10 +177,7 @@ struct gestured_spawn_result gestured_spawn_as_user(const char *path, char *cons
   sigfillset(&every_signal);
   pthread_sigmask(SIG_SETMASK, &every_signal, &previous_mask);
   pid_t pid = vfork();
-  if (pid == 0) {
-    child_exec_as_user(&report, open_max, path, argv, envp, stdout_fd, stderr_fd, uid, gid,
-                       groups, group_count);
-  }
+  if (pid == 0) child_exec(&report, path, argv, envp, stdout_fd, stderr_fd, credentials);
   int vfork_error = errno;
   pthread_sigmask(SIG_SETMASK, &previous_mask, NULL);
 

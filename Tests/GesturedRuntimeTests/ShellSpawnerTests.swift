@@ -258,31 +258,50 @@ struct ShellSpawnerTests {
     #expect(!listing.contains(marker))
   }
 
-  /// What `command` writes to stdout and stderr, through pipes given as descriptors and the
-  /// file actions `kept` keeps between calls.
-  func written(_ command: String, keeping kept: SpawnFileActions) throws -> String {
-    var ends: [Int32] = [-1, -1]
-    try #require(pipe(&ends) == 0)
-    defer { close(ends[0]) }
+  /// What `command` writes to stdout and to stderr, through two pipes given as descriptors.
+  func written(_ command: String) throws -> (standardOutput: String, standardError: String) {
+    var out: [Int32] = [-1, -1]
+    var err: [Int32] = [-1, -1]
+    try #require(pipe(&out) == 0)
+    try #require(pipe(&err) == 0)
+    defer {
+      close(out[0])
+      close(err[0])
+    }
     let process = try spawnShell(
       command, environment: ActionEnvironment(),
-      output: .descriptors(standardOutput: ends[1], standardError: ends[1]), fileActions: kept)
-    close(ends[1])
+      output: .descriptors(standardOutput: out[1], standardError: err[1]))
+    close(out[1])
+    close(err[1])
     #expect(try process.waitForExit() == .exited(0))
-    var bytes = [UInt8](repeating: 0, count: 256)
-    let count = bytes.withUnsafeMutableBytes { read(ends[0], $0.baseAddress, $0.count) }
-    return String(decoding: bytes[..<max(0, count)], as: UTF8.self)
+    func text(_ descriptor: Int32) -> String {
+      var bytes = [UInt8](repeating: 0, count: 256)
+      let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+      return String(decoding: bytes[..<max(0, count)], as: UTF8.self)
+    }
+    return (text(out[0]), text(err[0]))
   }
 
-  @Test func keptFileActionsFollowTheDescriptorsTheyAreGiven() throws {
-    let kept = SpawnFileActions()
-    #expect(try written("echo one; echo two >&2", keeping: kept) == "one\ntwo\n")
-    // The same numbers again (the pipe above was closed): the kept actions serve.
-    #expect(try written("echo three", keeping: kept) == "three\n")
-    // Other numbers (a descriptor holds the old ones): rebuilt, never the stale ones.
+  @Test func stdoutAndStderrGoToTheDescriptorsGiven() throws {
+    let first = try written("echo one; echo two >&2")
+    #expect(first.standardOutput == "one\n")
+    #expect(first.standardError == "two\n")
+    // Other numbers the next time (a descriptor holds the old ones): each call's own.
     let holder = open("/dev/null", O_RDONLY | O_CLOEXEC)
     defer { close(holder) }
-    #expect(try written("echo four >&2", keeping: kept) == "four\n")
+    let second = try written("echo three >&2")
+    #expect(second.standardOutput == "")
+    #expect(second.standardError == "three\n")
+  }
+
+  @Test func aFailureInTheChildBeforeExecIsReported() throws {
+    // The child cannot make a closed descriptor its stdout: it reports that and exits.
+    let error = #expect(throws: SpawnError.self) {
+      try spawnShell(
+        "true", environment: ActionEnvironment(),
+        output: .descriptors(standardOutput: 999, standardError: 998))
+    }
+    #expect(error == SpawnError(operation: "start /bin/sh: stdout", errno: .badFileDescriptor))
   }
 
   @Test func aCommandWithANulByteIsRefused() {

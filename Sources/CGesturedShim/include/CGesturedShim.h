@@ -3,7 +3,6 @@
 
 #include <libevdev/libevdev.h>
 #include <stdint.h>
-#include <spawn.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -46,19 +45,6 @@ struct gestured_log_target {
 void gestured_evdev_set_log_target(struct libevdev *dev, const struct gestured_log_target *target,
                                    int max_priority);
 
-/* posix_spawn_file_actions_addclosefrom_np() is declared only under _GNU_SOURCE, which
- * Swift's Glibc module does not define, so Swift cannot see it. Adds "close every fd >=
- * `lowest`" to `actions`, so an action never inherits the daemon's device or socket fds.
- * Returns 0 or an errno value, as posix_spawn_file_actions_* do. */
-int gestured_spawn_file_actions_close_from(posix_spawn_file_actions_t *actions, int lowest);
-
-/* POSIX_SPAWN_SETSID (glibc 2.26) is defined only under _GNU_SOURCE, which Swift's Glibc
- * module does not define. The flag makes the child call setsid(): a new session and process
- * group with no controlling terminal, so an action (a `user:` one above all) cannot push
- * input into the terminal the daemon was started from (TIOCSTI). Use it instead of
- * POSIX_SPAWN_SETPGROUP: setpgid fails on the session leader setsid makes. */
-short gestured_spawn_setsid_flag(void);
-
 /* pipe2() is declared only under _GNU_SOURCE, which Swift's Glibc module does not define.
  * Creates a pipe with O_CLOEXEC on both ends (no window in which a concurrent spawn could
  * inherit it), so `fds` gets the read end, then the write end. Returns 0 or an errno value. */
@@ -69,7 +55,7 @@ int gestured_pipe_cloexec(int fds[2]);
  * readable once the process has exited) or -errno. */
 int gestured_pidfd_open(pid_t pid);
 
-/* The outcome of gestured_spawn_as_user(): `step` is NULL on success, with `pid` the child's.
+/* The outcome of gestured_spawn(): `step` is NULL on success, with `pid` the child's.
  * Otherwise `error` is the errno value and `step` names the call that failed (a static
  * string); a `pid` > 0 then is a child that failed before exec and has exited, for the
  * caller to reap. */
@@ -79,23 +65,34 @@ struct gestured_spawn_result {
   const char *step;
 };
 
-/* Starts `path` with `argv` and exactly `envp` as another user, like posix_spawn with
- * POSIX_SPAWN_SETSID|SETSIGMASK|SETSIGDEF does for the daemon's own user: the child leads
- * its own session and process group (no controlling terminal), has every signal at its default disposition and none blocked, reads
- * stdin from /dev/null, and inherits no descriptor above 2. `stdout_fd` and `stderr_fd` become
- * its stdout and stderr (-1 keeps the daemon's); pass descriptors above 2. Then it takes
- * exactly `groups` as supplementary groups, `gid` and `uid` (real, effective and saved), and
- * execs. The caller must be root and resolves the user (getpwnam_r, getgrouplist) beforehand.
+/* Another user for the child of gestured_spawn(): exactly `groups` as supplementary groups,
+ * `gid` and `uid` as real, effective and saved ids. The caller must be root and resolves the
+ * user (getpwnam_r, getgrouplist) beforehand. */
+struct gestured_credentials {
+  uid_t uid;
+  gid_t gid;
+  const gid_t *groups;
+  size_t group_count;
+};
+
+/* Starts `path` with `argv` and exactly `envp`: the child leads its own session and process
+ * group (no controlling terminal), has every signal at its default disposition and none
+ * blocked, reads stdin from /dev/null, and inherits no descriptor above 2. `stdout_fd` and
+ * `stderr_fd` become its stdout and stderr (-1 keeps the daemon's); pass descriptors above
+ * 2. With `credentials` (NULL: the daemon's own user) it takes them before it execs. Does
+ * not wait for the child beyond its exec.
  *
- * Why C: posix_spawn has no attribute for another uid/gid (glibc 2.36), and Swift cannot
- * call vfork (it returns twice) nor run code in the child between fork and exec safely.
- * The child calls setgroups/setresgid/setresuid as raw system calls because glibc's wrappers
- * broadcast credential changes to every thread of the process, and after vfork those are the
- * daemon's threads, not the child's. Does not wait for the child beyond its exec. */
-struct gestured_spawn_result gestured_spawn_as_user(const char *path, char *const argv[],
-                                                    char *const envp[], int stdout_fd,
-                                                    int stderr_fd, uid_t uid, gid_t gid,
-                                                    const gid_t *groups, size_t group_count);
+ * Why C: Swift cannot call vfork (it returns twice) nor run code in the child between fork
+ * and exec safely, and posix_spawn has no attribute for another uid/gid (glibc 2.36). vfork
+ * rather than posix_spawn for the daemon's own user too: one way to start every action, and
+ * each start costs the parent less (glibc's posix_spawn maps and unmaps a stack for the
+ * child every time; BENCHMARKS.md measures both). The child calls setgroups/setresgid/
+ * setresuid as raw system calls because glibc's wrappers broadcast credential changes to
+ * every thread of the process, and after vfork those are the daemon's threads, not the
+ * child's. */
+struct gestured_spawn_result gestured_spawn(const char *path, char *const argv[],
+                                            char *const envp[], int stdout_fd, int stderr_fd,
+                                            const struct gestured_credentials *credentials);
 
 /* One epoll set for every descriptor the daemon watches (signals, timers, the udev monitor,
  * devices, action output pipes, pidfds), waited on by the daemon's main thread itself

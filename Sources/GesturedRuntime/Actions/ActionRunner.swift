@@ -131,8 +131,6 @@ public final class ActionRunner: @unchecked Sendable {
   private var openPipes = 0
   /// One buffer for every read: everything runs on one queue.
   private let readBuffer: UnsafeMutableRawBufferPointer
-  /// posix_spawn's file actions, kept while the pipes get the same descriptor numbers.
-  private let fileActions = SpawnFileActions()
   /// Running actions with a timeout stage due (`RunningAction.timeoutAt`), and the one timer
   /// for all of them, made when first needed and armed for the earliest.
   private var timed: [RunningAction] = []
@@ -420,7 +418,7 @@ public final class ActionRunner: @unchecked Sendable {
       logger.info(
         "[\(run.label)] started pid \(action.pid)\(details): \(Self.oneLine(request.command, limit: 4096))")
       // The latency `make bench-vm` measures: from the kernel's stamp of the event that
-      // decided the firing to posix_spawn's return (the clock is read for `startedAt` anyway).
+      // decided the firing to the spawn's return (the clock is read for `startedAt` anyway).
       logger.debug(
         "[\(run.label)] pid \(action.pid) spawned \(action.startedAt - request.firedAt) µs after its firing's event")
       return .started(pid: action.pid)
@@ -469,7 +467,7 @@ public final class ActionRunner: @unchecked Sendable {
         request.command, environment: request.environment,
         output: .descriptors(
           standardOutput: standardOutput.write, standardError: standardError?.write ?? standardOutput.write),
-        user: identity, fileActions: fileActions)
+        user: identity)
     } catch {
       standardOutput.closeBoth()
       standardError?.closeBoth()

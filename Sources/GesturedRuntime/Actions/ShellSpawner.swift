@@ -33,7 +33,7 @@ public enum ProcessStatus: Hashable, Sendable, CustomStringConvertible {
 
 /// A system call that failed while starting or waiting for an action.
 public struct SpawnError: Error, Hashable, Sendable, CustomStringConvertible {
-  /// What was being done, e.g. "posix_spawn /bin/sh".
+  /// What was being done, e.g. "start /bin/sh: execve".
   public var operation: String
   public var errno: Errno
 
@@ -78,128 +78,33 @@ public let actionShell = "/bin/sh"
 ///
 /// The child gets stdin from /dev/null, its own session and process group (so no controlling
 /// terminal: a command cannot type into the terminal gestured was started from), an empty
-/// signal mask and
-/// default dispositions for every signal (the daemon blocks and ignores signals the action
-/// must not inherit), and no file descriptor of ours beyond 0, 1 and 2. It does not wait for
-/// the child.
+/// signal mask and default dispositions for every signal (the daemon blocks and ignores
+/// signals the action must not inherit), and no file descriptor of ours beyond 0, 1 and 2.
+/// It does not wait for the child.
 ///
-/// Without `user`, posix_spawn does all this (POSIX_SPAWN_SETSID, POSIX_SPAWN_SETSIGMASK,
-/// POSIX_SPAWN_SETSIGDEF). With `user`, which needs root, the C shim's vfork child does it and
-/// also takes the user's uid, gid and supplementary groups; HOME, USER and LOGNAME are then
-/// the user's, whatever `environment` says.
-///
-/// `fileActions`, when given, keeps posix_spawn's file actions between calls (see
-/// SpawnFileActions); without it they are built for this call alone.
+/// The C shim's vfork child does all this (`gestured_spawn`); with `user`, which needs root,
+/// it also takes the user's uid, gid and supplementary groups, and HOME, USER and LOGNAME
+/// are then the user's, whatever `environment` says.
 public func spawnShell(
   _ command: String, environment: ActionEnvironment, output: ActionOutput = .inherit,
-  user: UserIdentity? = nil, fileActions: SpawnFileActions? = nil
+  user: UserIdentity? = nil
 ) throws(SpawnError) -> SpawnedProcess {
   guard !ActionEnvironment.holdsNUL(command) else {
     throw SpawnError(operation: "spawn \(actionShell): the command holds a NUL byte", errno: .invalidArgument)
   }
-  if let user {
-    return try spawnShell(command, environment: environment, output: output, as: user)
-  }
-
-  let actionsOwner = fileActions ?? SpawnFileActions()
-  let actions = try actionsOwner.prepared(for: output)
-
-  var attributes = posix_spawnattr_t()
-  var result = posix_spawnattr_init(&attributes)
-  guard result == 0 else { throw SpawnError(operation: "posix_spawnattr_init", errno: Errno(rawValue: result)) }
-  defer { posix_spawnattr_destroy(&attributes) }
-  var noSignals = sigset_t()
-  sigemptyset(&noSignals)
-  var everySignal = sigset_t()
-  sigfillset(&everySignal)
-  // setsid makes the child lead a new process group too, so no POSIX_SPAWN_SETPGROUP (its
-  // setpgid would fail on a session leader).
-  let flags =
-    gestured_spawn_setsid_flag() | Int16(POSIX_SPAWN_SETSIGMASK) | Int16(POSIX_SPAWN_SETSIGDEF)
-  result = posix_spawnattr_setflags(&attributes, flags)
-  if result == 0 { result = posix_spawnattr_setsigmask(&attributes, &noSignals) }
-  if result == 0 { result = posix_spawnattr_setsigdefault(&attributes, &everySignal) }
-  guard result == 0 else { throw SpawnError(operation: "posix_spawnattr", errno: Errno(rawValue: result)) }
-
-  var pid: pid_t = 0
-  result = withExtendedLifetime(actionsOwner) {
-    ExecveArguments.with(command: command, environment: environment) { shell, argv, envp in
-      posix_spawn(&pid, shell, actions, &attributes, argv, envp)
-    }
-  }
-  guard result == 0 else {
-    throw SpawnError(operation: "posix_spawn \(actionShell)", errno: Errno(rawValue: result))
-  }
-  return SpawnedProcess(pid: pid)
-}
-
-/// posix_spawn's file actions for one `ActionOutput` (stdin from /dev/null, stdout and
-/// stderr redirected, every descriptor from 3 closed), built once and used again while the
-/// output stays the same. Building costs system calls: glibc checks each descriptor an
-/// action names against RLIMIT_NOFILE (six prlimit64 here), and the runner's next pipe
-/// usually gets the same numbers as the one before it. Not thread-safe: one caller (the
-/// runner's queue).
-public final class SpawnFileActions {
-  private let actions = UnsafeMutablePointer<posix_spawn_file_actions_t>.allocate(capacity: 1)
-  /// What `actions` holds now; nil when it holds nothing (not initialized).
-  private var built: ActionOutput?
-
-  public init() {}
-
-  deinit {
-    if built != nil { posix_spawn_file_actions_destroy(actions) }
-    actions.deallocate()
-  }
-
-  /// The file actions for `output`, rebuilt only when it differs from the last call's.
-  func prepared(for output: ActionOutput) throws(SpawnError) -> UnsafeMutablePointer<posix_spawn_file_actions_t> {
-    if let built {
-      if built == output { return actions }
-      posix_spawn_file_actions_destroy(actions)
-      self.built = nil
-    }
-    var result = posix_spawn_file_actions_init(actions)
-    guard result == 0 else {
-      throw SpawnError(operation: "posix_spawn_file_actions_init", errno: Errno(rawValue: result))
-    }
-    func fail(_ operation: String) -> SpawnError {
-      posix_spawn_file_actions_destroy(actions)
-      return SpawnError(operation: operation, errno: Errno(rawValue: result))
-    }
-    result = posix_spawn_file_actions_addopen(actions, 0, "/dev/null", O_RDONLY, 0)
-    guard result == 0 else { throw fail("open /dev/null for stdin") }
-    switch output {
-    case .inherit:
-      break
-    case .standardError:
-      result = posix_spawn_file_actions_adddup2(actions, 2, 1)
-    case .descriptors(let standardOutput, let standardError):
-      result = posix_spawn_file_actions_adddup2(actions, standardOutput, 1)
-      if result == 0 { result = posix_spawn_file_actions_adddup2(actions, standardError, 2) }
-    }
-    guard result == 0 else { throw fail("redirect stdout and stderr") }
-    result = gestured_spawn_file_actions_close_from(actions, 3)
-    guard result == 0 else { throw fail("close inherited descriptors") }
-    built = output
-    return actions
-  }
-}
-
-/// The `user:` path: posix_spawn cannot change credentials, so the C shim vforks.
-private func spawnShell(
-  _ command: String, environment: ActionEnvironment, output: ActionOutput, as user: UserIdentity
-) throws(SpawnError) -> SpawnedProcess {
-  let euid = geteuid()
-  guard euid == 0 else {
-    throw SpawnError(
-      operation:
-        "run as user \(user.name): only root can switch users (gestured runs as uid \(euid))",
-      errno: .notPermitted)
-  }
   var environment = environment
-  environment.set("HOME", user.home)
-  environment.set("USER", user.name)
-  environment.set("LOGNAME", user.name)
+  if let user {
+    let euid = geteuid()
+    guard euid == 0 else {
+      throw SpawnError(
+        operation:
+          "run as user \(user.name): only root can switch users (gestured runs as uid \(euid))",
+        errno: .notPermitted)
+    }
+    environment.set("HOME", user.home)
+    environment.set("USER", user.name)
+    environment.set("LOGNAME", user.name)
+  }
 
   let (standardOutput, standardError): (Int32, Int32) =
     switch output {
@@ -208,10 +113,13 @@ private func spawnShell(
     case .descriptors(let out, let err): (out, err)
     }
   let result = ExecveArguments.with(command: command, environment: environment) { shell, argv, envp in
-    user.groups.withUnsafeBufferPointer { groups in
-      gestured_spawn_as_user(
-        shell, argv, envp, standardOutput, standardError, user.uid, user.gid,
-        groups.baseAddress, groups.count)
+    guard let user else {
+      return gestured_spawn(shell, argv, envp, standardOutput, standardError, nil)
+    }
+    return user.groups.withUnsafeBufferPointer { groups in
+      var credentials = gestured_credentials(
+        uid: user.uid, gid: user.gid, groups: groups.baseAddress, group_count: groups.count)
+      return gestured_spawn(shell, argv, envp, standardOutput, standardError, &credentials)
     }
   }
   if let failedStep = result.step {
@@ -221,8 +129,8 @@ private func spawnShell(
       _ = retryOnInterrupt { valueOrErrno(waitpid(result.pid, &status, 0)) }
     }
     let step = String(cString: failedStep)
-    throw SpawnError(
-      operation: "start \(actionShell) as user \(user.name): \(step)", errno: Errno(rawValue: result.error))
+    let who = user.map { " as user \($0.name)" } ?? ""
+    throw SpawnError(operation: "start \(actionShell)\(who): \(step)", errno: Errno(rawValue: result.error))
   }
   return SpawnedProcess(pid: result.pid)
 }
