@@ -201,12 +201,92 @@ final class ActionRunnerTests {
   }
 
   @Test func outputOfAProcessLeftRunningIsStillLoggedAfterTheExit() throws {
+    let before = lines().count
     let logged = try runToEnd("(sleep 0.3; echo late) & echo early")
+    let early = try #require(logged.firstIndex { $0.hasSuffix("[tap] early") })
     let exit = try #require(logged.firstIndex { $0.contains("exited with status 0") })
-    #expect(logged[exit].contains("processes it started still hold its output"))
-    let late = try #require(logged.firstIndex { $0.hasSuffix("[tap] late") })
-    #expect(exit < late)
+    #expect(early < exit)
+    #expect(eventually { log.lines.dropFirst(before).contains { $0.hasSuffix("[tap] late") } })
+    let all = Array(lines().dropFirst(before))
+    let late = try #require(all.firstIndex { $0.hasSuffix("[tap] late") })
+    #expect(try #require(all.firstIndex { $0.contains("exited with status 0") }) < late)
     expectNoZombies()
+  }
+
+  /// The pipe the child has as `descriptor` (readlink of /proc/$$/fd/N: "pipe:[inode]").
+  func pipe(of command: String = "", descriptor: Int32, key: String, label: String = "tap") throws -> String {
+    let before = lines().count
+    run(request("\(command)readlink /proc/$$/fd/\(descriptor)", key: key, label: label))
+    try #require(runner.waitUntilIdle(timeout: 10_000_000))
+    return try #require(output(Array(lines().dropFirst(before)), label: label).first { $0.hasPrefix("pipe:") })
+  }
+
+  /// How many of this process's descriptors are `pipe` ("pipe:[inode]"): both ends are 2.
+  /// (Counted by inode: other suites open and close descriptors meanwhile.)
+  func descriptors(of pipe: String) -> Int {
+    guard let directory = opendir("/proc/self/fd") else { return -1 }
+    defer { closedir(directory) }
+    var count = 0
+    while let entry = readdir(directory) {
+      let name = withUnsafePointer(to: entry.pointee.d_name) {
+        $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+      }
+      var target = [CChar](repeating: 0, count: 64)
+      let length = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
+      guard length > 0 else { continue }
+      if String(decoding: target[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) == pipe { count += 1 }
+    }
+    return count
+  }
+
+  @Test func everyRunOfABindingWritesToTheBindingsPipes() throws {
+    let first = try pipe(descriptor: 1, key: "lobby#1")
+    #expect(descriptors(of: first) == 2, "the runner keeps both ends")
+    #expect(try pipe(descriptor: 1, key: "lobby#1") == first, "the same binding: the same pipe")
+    for _ in 0..<5 { run(request("true", key: "lobby#1")) }
+    try #require(runner.waitUntilIdle(timeout: 10_000_000))
+    #expect(try pipe(descriptor: 1, key: "lobby#1") == first)
+    #expect(descriptors(of: first) == 2)
+    // Stderr has its own pipe here (the log shows levels); another binding has others.
+    #expect(try pipe(descriptor: 2, key: "lobby#1") != first)
+    #expect(try pipe(descriptor: 1, key: "lobby#2") != first)
+    #expect(try pipe(descriptor: 1, key: "lobby#1", label: "renamed") != first, "a reload's other binding")
+  }
+
+  @Test func theLeastRecentlyRunBindingsPipesAreClosedBeyondTheLimit() throws {
+    runner.maximumKeptOutputs = 2
+    let a = try pipe(descriptor: 1, key: "a#0", label: "a")
+    let b = try pipe(descriptor: 1, key: "b#0", label: "b")
+    _ = try pipe(descriptor: 1, key: "a#0", label: "a")  // b is now the least recent
+    #expect(!lines().contains { $0.contains("output pipes closed") })
+    let c = try pipe(descriptor: 1, key: "c#0", label: "c")
+    let closed = "<6>[b] output pipes closed: the binding run least recently of more than 2"
+    #expect(lines().contains { $0.hasPrefix(closed) })
+    #expect(descriptors(of: b) == 0, "both ends closed")
+    #expect(descriptors(of: a) == 2 && descriptors(of: c) == 2)
+    #expect(try pipe(descriptor: 1, key: "a#0", label: "a") == a, "a kept its pipes")
+    let newB = try pipe(descriptor: 1, key: "b#0", label: "b")
+    #expect(lines().contains { $0.hasPrefix("<6>[c] output pipes closed") })
+    #expect(descriptors(of: c) == 0 && descriptors(of: newB) == 2)
+  }
+
+  @Test func aPartialLastLineWaitsWhileAnotherRunOfTheBindingWrites() throws {
+    // Two streams of one binding run at once: the first run's unfinished line is flushed
+    // at its exit only if no other run of the binding still writes to the pipe.
+    let steps = [
+      ActionRunner.Request(
+        key: "lobby#7", label: "pinch", command: "sleep 0.4; printf last", environment: ActionEnvironment(),
+        firedAt: ActionRunner.now(), schedule: .step(stream: "a")),
+      ActionRunner.Request(
+        key: "lobby#7", label: "pinch", command: "printf 'whole\\n'; printf part", environment: ActionEnvironment(),
+        firedAt: ActionRunner.now(), schedule: .step(stream: "b")),
+    ]
+    let before = lines().count
+    for step in steps { run(step) }
+    try #require(runner.waitUntilIdle(timeout: 10_000_000))
+    let printed = output(Array(lines().dropFirst(before)), label: "pinch")
+    #expect(printed.contains("whole"))
+    #expect(printed.contains("partlast"), "\(printed)")
   }
 
   // MARK: Timeout

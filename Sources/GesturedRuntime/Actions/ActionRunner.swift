@@ -15,9 +15,9 @@ import GesturedSystem
 /// arrive through a pidfd per child (no global SIGCHLD handling; without pidfd_open, a
 /// polling timerfd), output through pipes read without blocking, timeouts through one timerfd
 /// shared by every running action (armed for the earliest), all in the daemon's one epoll
-/// set. Each start costs few system calls (BENCHMARKS.md counts them): one output pipe when
-/// the log does not show levels, no epoll_ctl to remove a pipe or pidfd (closing the only
-/// descriptor of a file removes it from the set), and no timerfd of its own.
+/// set. Each start costs few system calls (BENCHMARKS.md counts them): no pipe of its own
+/// (its binding's output pipes serve every run), no epoll_ctl to remove a pidfd (closing the
+/// only descriptor of a file removes it from the set), and no timerfd of its own.
 ///
 /// Nothing accepted is lost: a run that cannot start yet waits in its lane (one lane per
 /// binding for one-shot firings, one per stream for steps and ends), and waiting runs of a
@@ -25,8 +25,10 @@ import GesturedSystem
 /// bounded. See "The queue" in docs/cli.md.
 ///
 /// An action runs from its start until its shell exits. Processes the shell leaves behind
-/// (`cmd &`) are no longer its running instance, but their output is still logged while they
-/// hold the pipes, for at most `maximumLingeringOutputs` pipes.
+/// (`cmd &`) are no longer its running instance, but their output is still logged under the
+/// binding's name: every run of a binding writes to the binding's output pipes, which the
+/// runner keeps open (both ends, so they never reach end of file) for the
+/// `maximumBindingOutputs` bindings run last.
 public final class ActionRunner: @unchecked Sendable {
   // @unchecked: every property is touched only on `queue`.
 
@@ -98,10 +100,10 @@ public final class ActionRunner: @unchecked Sendable {
 
   /// From SIGTERM at the timeout to SIGKILL.
   public static let killDelay: Microseconds = 2_000_000
-  /// Pipes kept open for processes an action left running, beyond which the oldest is closed
-  /// (its writers then get EPIPE): fds must not grow without bound if every firing starts a
-  /// background process that keeps writing.
-  public static let maximumLingeringOutputs = 64
+  /// Bindings whose output pipes are kept open, beyond which those of the binding run least
+  /// recently (and not running now) are closed: a process it left running that still writes
+  /// there then gets EPIPE. Descriptors must not grow with the bindings a config ever had.
+  public static let maximumBindingOutputs = 64
   /// Step runs waiting in one stream, beyond which a step merges into the newest waiting run
   /// of its binding: a pinch held for minutes behind a hung command stays 64 runs.
   public static let maximumWaitingStepsPerStream = 64
@@ -126,9 +128,10 @@ public final class ActionRunner: @unchecked Sendable {
   /// When each key's one-shot firing was last accepted (started, queued or coalesced), for
   /// the cooldown.
   private var lastAccepted: [String: (time: Timestamp, cooldown: Microseconds)] = [:]
-  /// Output pipes whose shell has exited but that a leftover process still holds, oldest first.
-  private var lingering: [OutputPipe] = []
-  private var openPipes = 0
+  /// Each binding's output pipes (by key and label), kept between its runs.
+  private var bindingOutputs: [BindingOutput.ID: BindingOutput] = [:]
+  /// Counts starts, to tell which binding's output was used least recently.
+  private var starts: UInt64 = 0
   /// One buffer for every read: everything runs on one queue.
   private let readBuffer: UnsafeMutableRawBufferPointer
   /// Running actions with a timeout stage due (`RunningAction.timeoutAt`), and the one timer
@@ -145,6 +148,8 @@ public final class ActionRunner: @unchecked Sendable {
   private var separatesErrorOutput: Bool { logger.journalPrefixes }
   /// Tests only: watch for exits by polling waitpid, as when pidfd_open is not available.
   var pollsForExit = false
+  /// Tests only: a smaller `maximumBindingOutputs`.
+  var maximumKeptOutputs = ActionRunner.maximumBindingOutputs
   /// Tests only: a smaller `maximumWaiting`.
   var maximumWaitingRuns = ActionRunner.maximumWaiting
   /// Tests only: who the daemon runs as, to check the refusal of `user:` without root.
@@ -163,19 +168,35 @@ public final class ActionRunner: @unchecked Sendable {
   }
 
   deinit {
+    // Unwatching must happen on the queue, and the runner may go from another thread (a
+    // test's): what it watched goes there, and the descriptors with it.
+    var watched: [EventMultiplexer.Token] = []
     for lane in lanes.values {
       guard let action = lane.running else { continue }
-      stopWatchingExit(of: action)
-      for pipe in action.outputs { unwatchAndClose(pipe) }
+      if let (_, token) = action.pidfd { watched.append(token) }
+      action.exitPoll.map { timer in
+        nonisolated(unsafe) let timer = timer
+        queue.async { timer.cancel() }
+      }
       lane.running = nil
     }
+    for output in bindingOutputs.values {
+      for pipe in output.pipes where !pipe.isClosed {
+        close(pipe.writeDescriptor)
+        if let token = pipe.token { watched.append(token) }
+      }
+    }
     if let timer = timeoutTimer {
-      // Unwatching must happen on the queue, and the runner may go from another thread
-      // (a test's): the timer goes there, and its timerfd with it.
       nonisolated(unsafe) let timer = timer
       queue.async { timer.cancel() }
     }
-    for pipe in lingering { unwatchAndClose(pipe) }
+    if !watched.isEmpty {
+      nonisolated(unsafe) let multiplexer = multiplexer
+      let watched = watched
+      queue.async {
+        for token in watched { multiplexer.unwatch(token, closingItsOnlyDescriptor: true) }
+      }
+    }
     readBuffer.deallocate()
   }
 
@@ -383,14 +404,14 @@ public final class ActionRunner: @unchecked Sendable {
     lane.waiting.count == 1 ? "" : " (\(lane.waiting.count) waiting in its \(laneName(lane.id)))"
   }
 
-  /// Tests only: waits until no action runs and every output pipe is closed; false if that
-  /// did not happen within `timeout`. Never call on `queue`.
+  /// Tests only: waits until no action runs or waits (their output, read at each exit, is
+  /// logged by then); false if that did not happen within `timeout`. Never call on `queue`.
   @discardableResult
   public func waitUntilIdle(timeout: Microseconds) -> Bool {
     dispatchPrecondition(condition: .notOnQueue(queue))
     let deadline = Self.now() + timeout
     while true {
-      let idle = queue.sync { running == 0 && waiting == 0 && openPipes == 0 }
+      let idle = queue.sync { running == 0 && waiting == 0 }
       if idle { return true }
       if Self.now() >= deadline { return false }
       usleep(5_000)
@@ -445,44 +466,24 @@ public final class ActionRunner: @unchecked Sendable {
       }
     }
 
-    let standardOutput: PipeEnds
-    do {
-      standardOutput = try PipeEnds()
-    } catch {
-      return .failure(StartFailure(message: error.description))
-    }
-    var standardError: PipeEnds? = nil
-    if separatesErrorOutput {
-      do {
-        standardError = try PipeEnds()
-      } catch {
-        standardOutput.closeBoth()
-        return .failure(StartFailure(message: error.description))
-      }
-    }
-
+    let output: BindingOutput
     let spawned: SpawnedProcess
     do {
+      output = try bindingOutput(key: request.key, label: label)
       spawned = try spawnShell(
         request.command, environment: request.environment,
-        output: .descriptors(
-          standardOutput: standardOutput.write, standardError: standardError?.write ?? standardOutput.write),
+        output: .descriptors(standardOutput: output.standardOutput, standardError: output.standardError),
         user: identity)
     } catch {
-      standardOutput.closeBoth()
-      standardError?.closeBoth()
       return .failure(StartFailure(message: error.description))
     }
-    // The child has its copies; ours would keep the pipes from ever reaching end of file.
-    close(standardOutput.write)
-    if let standardError { close(standardError.write) }
 
     let action = RunningAction(
-      lane: lane, label: label, pid: spawned.pid, startedAt: Self.now(), timeout: request.timeout)
+      lane: lane, label: label, pid: spawned.pid, startedAt: Self.now(), timeout: request.timeout,
+      output: output)
     lane.running = action
     running += 1
-    action.outputs = [watchOutput(standardOutput.read, label: label, level: .info)]
-    if let standardError { action.outputs.append(watchOutput(standardError.read, label: label, level: .notice)) }
+    output.running += 1
     watchExit(of: action)
     armTimeout(of: action)
     return .success(action)
@@ -490,21 +491,58 @@ public final class ActionRunner: @unchecked Sendable {
 
   // MARK: - Output
 
-  private func watchOutput(_ descriptor: Int32, label: String, level: LogLevel) -> OutputPipe {
-    let pipe = OutputPipe(descriptor: descriptor, label: label, level: level)
+  /// The binding's output pipes, made at its first run (and again after they were closed);
+  /// the least recently used binding's are closed beyond `maximumBindingOutputs`.
+  private func bindingOutput(key: String, label: String) throws(SpawnError) -> BindingOutput {
+    starts &+= 1
+    let id = BindingOutput.ID(key: key, label: label)
+    if let output = bindingOutputs[id] {
+      guard output.pipes.contains(where: \.isClosed) else {
+        output.lastStart = starts
+        return output
+      }
+      // A read error closed one (drain logged it): new pipes for this run on.
+      bindingOutputs[id] = nil
+      for pipe in output.pipes { closePipe(pipe) }
+    }
+    let standardOutput = try watchedPipe(label: label, level: .info)
+    var pipes = [standardOutput]
+    if separatesErrorOutput {
+      do {
+        pipes.append(try watchedPipe(label: label, level: .notice))
+      } catch {
+        closePipe(standardOutput)
+        throw error
+      }
+    }
+    let output = BindingOutput(id: id, pipes: pipes, lastStart: starts)
+    if bindingOutputs.count >= maximumKeptOutputs,
+      let oldest = bindingOutputs.values.filter({ $0.running == 0 }).min(by: { $0.lastStart < $1.lastStart })
+    {
+      bindingOutputs[oldest.id] = nil
+      for pipe in oldest.pipes { closePipe(pipe) }
+      logger.info(
+        "[\(oldest.id.label)] output pipes closed: the binding run least recently of more than "
+          + "\(maximumKeptOutputs) (a process it left running can no longer write there)")
+    }
+    bindingOutputs[id] = output
+    return output
+  }
+
+  /// A pipe for the output of a binding's runs, its read end watched.
+  private func watchedPipe(label: String, level: LogLevel) throws(SpawnError) -> OutputPipe {
+    let ends = try PipeEnds()
+    let pipe = OutputPipe(descriptor: ends.read, writeDescriptor: ends.write, label: label, level: level)
     do {
-      pipe.token = try multiplexer.watch(descriptor) { [weak self, weak pipe] in
+      pipe.token = try multiplexer.watch(ends.read) { [weak self, weak pipe] in
         guard let self, let pipe else { return }
         self.drain(pipe, reads: 4)
       }
     } catch {
-      // Unwatched, the pipe would fill and block the action: close it, its writes fail.
-      logger.warning("[\(label)] cannot watch its output: \(error)")
-      close(descriptor)
+      ends.closeBoth()
       pipe.isClosed = true
-      return pipe
+      throw SpawnError(operation: "watch the output pipe: \(error.operation)", errno: error.errno)
     }
-    openPipes += 1
     return pipe
   }
 
@@ -541,11 +579,13 @@ public final class ActionRunner: @unchecked Sendable {
     pipe.splitter.finish { log(line: $0, cut: $1, of: pipe) }
     pipe.isClosed = true
     unwatchAndClose(pipe)
-    openPipes -= 1
-    lingering.removeAll { $0 === pipe }
   }
 
   private func unwatchAndClose(_ pipe: OutputPipe) {
+    if pipe.writeDescriptor >= 0 {
+      close(pipe.writeDescriptor)
+      pipe.writeDescriptor = -1
+    }
     guard let token = pipe.token else { return }
     // Ours is the read end's only descriptor (close-on-exec, not passed to the child).
     multiplexer.unwatch(token, closingItsOnlyDescriptor: true)
@@ -632,38 +672,27 @@ public final class ActionRunner: @unchecked Sendable {
     running -= 1
     stopWatchingExit(of: action)
     setTimeout(of: action, at: nil)
-    // Output the shell wrote before it exited is in the pipes now: log it before the exit.
-    var stillOpen = false
-    for pipe in action.outputs {
+    // Output the shell wrote before it exited is in the pipes now: log it before the exit,
+    // and its last line even without a newline, unless another run of the binding still
+    // writes there.
+    let output = action.output
+    output.running -= 1
+    for pipe in output.pipes {
       drain(pipe, reads: 16)
-      guard !pipe.isClosed else { continue }
-      pipe.splitter.finish { log(line: $0, cut: $1, of: pipe) }
-      lingering.append(pipe)
-      stillOpen = true
+      if output.running == 0 { pipe.splitter.finish { log(line: $0, cut: $1, of: pipe) } }
     }
-    action.outputs = []
 
     let elapsed = " after \(Self.duration(Self.now() - action.startedAt))"
     let timedOut = action.timedOut ? " (timed out after \(Self.duration(action.timeout)))" : ""
-    let leftovers = stillOpen ? "; processes it started still hold its output" : ""
     switch status {
     case .exited(0):
-      logger.info("[\(action.label)] pid \(action.pid) exited with status 0\(elapsed)\(leftovers)")
+      logger.info("[\(action.label)] pid \(action.pid) exited with status 0\(elapsed)")
     case .some(let status):
       logger.warning(
-        "[\(action.label)] pid \(action.pid) failed: \(Self.describe(status))\(elapsed)\(timedOut)"
-          + leftovers)
+        "[\(action.label)] pid \(action.pid) failed: \(Self.describe(status))\(elapsed)\(timedOut)")
     case nil:
       logger.warning(
         "[\(action.label)] pid \(action.pid) ended, but something else collected its exit status")
-    }
-
-    while lingering.count > Self.maximumLingeringOutputs {
-      let oldest = lingering.removeFirst()
-      logger.notice(
-        "[\(oldest.label)] no longer logging the output of processes it left running "
-          + "(more than \(Self.maximumLingeringOutputs) such pipes)")
-      closePipe(oldest)
     }
 
     // Its lane's next run goes behind lanes already waiting for room (there are some only
@@ -882,26 +911,62 @@ private final class RunningAction {
   let timeout: Microseconds
   var stage = Stage.running
   var timedOut = false
-  var outputs: [OutputPipe] = []
+  /// Its binding's output pipes, which it writes to.
+  let output: BindingOutput
   /// The pidfd watched for the exit, or, without pidfd_open, the polling timer.
   var pidfd: (descriptor: Int32, token: EventMultiplexer.Token)?
   var exitPoll: DeadlineTimer?
   /// When its next timeout stage (SIGTERM, then SIGKILL) is due; nil when none is.
   var timeoutAt: Timestamp?
 
-  init(lane: Lane, label: String, pid: pid_t, startedAt: Timestamp, timeout: Microseconds) {
+  init(
+    lane: Lane, label: String, pid: pid_t, startedAt: Timestamp, timeout: Microseconds,
+    output: BindingOutput
+  ) {
     self.lane = lane
     self.label = label
     self.pid = pid
     self.startedAt = startedAt
     self.timeout = timeout
+    self.output = output
   }
 
 }
 
-/// The read end of an action's stdout or stderr pipe.
+/// A binding's output: the pipes every run of it gets as stdout and stderr (one pipe for
+/// both when the log shows no levels), kept from its first run on. Ours are both ends, so
+/// the pipes never reach end of file: a run costs no pipe of its own and no wake-up for one,
+/// and what a process it left running writes is logged under the binding's name too.
+private final class BindingOutput {
+  /// Which binding: its key and its label (a reload may give a key another binding).
+  struct ID: Hashable {
+    let key: String
+    let label: String
+  }
+
+  let id: ID
+  /// Stdout's pipe, then stderr's when the two are apart.
+  let pipes: [OutputPipe]
+  /// Runs of the binding running now.
+  var running = 0
+  /// ActionRunner's count of starts at its last run.
+  var lastStart: UInt64
+
+  init(id: ID, pipes: [OutputPipe], lastStart: UInt64) {
+    self.id = id
+    self.pipes = pipes
+    self.lastStart = lastStart
+  }
+
+  var standardOutput: Int32 { pipes[0].writeDescriptor }
+  var standardError: Int32 { pipes[pipes.count - 1].writeDescriptor }
+}
+
+/// One of a binding's output pipes: the read end watched, and the write end, which only its
+/// runs write to (close-on-exec: each child gets its copy as stdout or stderr).
 private final class OutputPipe {
   let descriptor: Int32
+  var writeDescriptor: Int32
   let label: String
   let level: LogLevel
   var splitter = OutputLineSplitter()
@@ -909,16 +974,17 @@ private final class OutputPipe {
   var token: EventMultiplexer.Token?
   var isClosed = false
 
-  init(descriptor: Int32, label: String, level: LogLevel) {
+  init(descriptor: Int32, writeDescriptor: Int32, label: String, level: LogLevel) {
     self.descriptor = descriptor
+    self.writeDescriptor = writeDescriptor
     self.label = label
     self.level = level
   }
 }
 
-/// A new pipe for a child's output: both ends close-on-exec and above 2 (a daemon started
-/// with a closed stdin must not hand the child its own pipe as stdin), our read end
-/// non-blocking.
+/// A new pipe for children's output: both ends close-on-exec and above 2 (a daemon started
+/// with a closed stdin must not hand the child its own pipe as stdin), the read end
+/// non-blocking (the write end, a file of its own, stays blocking for the children).
 private struct PipeEnds {
   let read: Int32
   let write: Int32
