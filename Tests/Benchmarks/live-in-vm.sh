@@ -236,7 +236,7 @@ sort -n "$results/latency-us.txt" | awk -v queued="$queued" -v coalesced="$coale
   { v[++n] = $1 }
   END {
     if (n == 0) { print "latency: no action spawned"; exit }
-    printf "latency (kernel stamp of the deciding SYN_REPORT to the spawn's return): %d of 200 taps started at once (%d queued, %d coalesced, %d dropped); median %d us, p90 %d us, worst %d us, best %d us\n", n, queued, coalesced, dropped, (n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2), v[int(n * 0.9 + 0.5)], v[n], v[1]
+    printf "latency (kernel stamp of the deciding SYN_REPORT to the return of the spawn): %d of 200 taps started at once (%d queued, %d coalesced, %d dropped); median %d us, p90 %d us, worst %d us, best %d us\n", n, queued, coalesced, dropped, (n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2), v[int(n * 0.9 + 0.5)], v[n], v[1]
   }' | tee "$results/latency-summary.txt"
 kill "$first_pid" "$second_pid" 2>/dev/null || true
 wait "$first_pid" "$second_pid" 2>/dev/null || true
