@@ -203,8 +203,8 @@ int gestured_epoll_create(void) {
   return fd >= 0 ? fd : -errno;
 }
 
-int gestured_epoll_add(int epoll_fd, int fd, uint64_t id) {
-  struct epoll_event event = {.events = EPOLLIN, .data.u64 = id};
+int gestured_epoll_add(int epoll_fd, int fd, uint64_t id, int edge_triggered) {
+  struct epoll_event event = {.events = EPOLLIN | (edge_triggered ? EPOLLET : 0), .data.u64 = id};
   return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event) == 0 ? 0 : -errno;
 }
 

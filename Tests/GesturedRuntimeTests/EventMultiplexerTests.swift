@@ -120,6 +120,59 @@ final class EventMultiplexerTests {
     #expect(log.last == "flood")
   }
 
+  @Test func anEdgeTriggeredWatchRunsOncePerWriteAndNeedsNoRead() throws {
+    let multiplexer = try EventMultiplexer(queue: queue)
+    let ends = try makePipe()
+    defer { for descriptor in [ends.read, ends.write] { close(descriptor) } }
+    var calls = 0
+    // The handler never reads: the pipe stays readable, as a doorbell nobody reads does.
+    let token = try queue.sync { try multiplexer.watch(ends.read, edgeTriggered: true) { calls += 1 } }
+    defer { queue.sync { multiplexer.unwatch(token) } }
+    _ = write(ends.write, "x", 1)
+    #expect(multiplexer.serve(waitingAtMost: 5_000) == 1)
+    #expect(multiplexer.serve(waitingAtMost: 0) == 0, "still readable, but nothing new")
+    #expect(calls == 1)
+    _ = write(ends.write, "y", 1)
+    _ = write(ends.write, "z", 1)
+    #expect(multiplexer.serve(waitingAtMost: 5_000) == 1, "two writes before one wait: one call")
+    #expect(calls == 2)
+    #expect(multiplexer.serve(waitingAtMost: 0) == 0)
+    // Level-triggered, the same unread pipe (another descriptor of it) is ready at every wait.
+    let duplicate = dup(ends.read)
+    try #require(duplicate >= 0)
+    defer { close(duplicate) }
+    let level = try queue.sync { try multiplexer.watch(duplicate) { calls += 1 } }
+    defer { queue.sync { multiplexer.unwatch(level) } }
+    #expect(multiplexer.serve(waitingAtMost: 0) == 1)
+    #expect(multiplexer.serve(waitingAtMost: 0) == 1)
+  }
+
+  @Test func aHandlerCanTellWhetherAnotherDescriptorWasReadyInItsWakeUp() throws {
+    let multiplexer = try EventMultiplexer(queue: queue)
+    let output = try makePipe()
+    let exit = try makePipe()
+    defer { for descriptor in [output.read, output.write, exit.read, exit.write] { close(descriptor) } }
+    var answers: [Bool] = []
+    var buffer = [UInt8](repeating: 0, count: 16)
+    let outputToken = try queue.sync { try multiplexer.watch(output.read) {} }
+    let exitToken = try queue.sync {
+      try multiplexer.watch(exit.read) {
+        _ = read(exit.read, &buffer, buffer.count)
+        answers.append(multiplexer.mayBeReady(outputToken))
+      }
+    }
+    defer { queue.sync { for token in [outputToken, exitToken] { multiplexer.unwatch(token) } } }
+    _ = write(exit.write, "x", 1)
+    #expect(multiplexer.serve(waitingAtMost: 5_000) == 1)
+    // Written before the other: in the same wake-up.
+    _ = write(output.write, "o", 1)
+    _ = write(exit.write, "x", 1)
+    #expect(multiplexer.serve(waitingAtMost: 5_000) == 2)
+    #expect(answers == [false, true])
+    _ = read(output.read, &buffer, buffer.count)
+    #expect(queue.sync { multiplexer.mayBeReady(outputToken) }, "outside a wake-up: it may be")
+  }
+
   @Test func aDescriptorUnwatchedByAnEarlierHandlerInTheSameWakeUpIsNotCalled() throws {
     let multiplexer = try EventMultiplexer(queue: queue)
     let first = try makePipe()

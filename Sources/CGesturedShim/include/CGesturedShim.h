@@ -100,8 +100,9 @@ struct gestured_spawn_result gestured_spawn(const char *path, char *const argv[]
  * epoll_event` is packed on x86-64, a layout Swift does not import. Each call returns 0 (or
  * a count) or -errno. */
 int gestured_epoll_create(void);
-/* Watches `fd` for input (level-triggered); `id` comes back from gestured_epoll_wait. */
-int gestured_epoll_add(int epoll_fd, int fd, uint64_t id);
+/* Watches `fd` for input; `id` comes back from gestured_epoll_wait. Level-triggered, or
+ * with `edge_triggered` (EPOLLET) once per wake-up of the file, however much it holds. */
+int gestured_epoll_add(int epoll_fd, int fd, uint64_t id, int edge_triggered);
 int gestured_epoll_remove(int epoll_fd, int fd);
 /* A non-blocking, close-on-exec eventfd (EventMultiplexer's wake-up for a serving thread of
  * its own). Why C: Swift's Glibc module does not import <sys/eventfd.h>. Returns the fd or

@@ -674,11 +674,12 @@ public final class ActionRunner: @unchecked Sendable {
     setTimeout(of: action, at: nil)
     // Output the shell wrote before it exited is in the pipes now: log it before the exit,
     // and its last line even without a newline, unless another run of the binding still
-    // writes there.
+    // writes there. A pipe not ready in the wake-up that saw the exit holds nothing (no
+    // read that would only say EAGAIN).
     let output = action.output
     output.running -= 1
     for pipe in output.pipes {
-      drain(pipe, reads: 16)
+      if let token = pipe.token, multiplexer.mayBeReady(token) { drain(pipe, reads: 16) }
       if output.running == 0 { pipe.splitter.finish { log(line: $0, cut: $1, of: pipe) } }
     }
 

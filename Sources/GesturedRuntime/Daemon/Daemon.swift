@@ -454,7 +454,8 @@ public final class Daemon: @unchecked Sendable {
       do {
         try evdev.openDoorbell()
         if let doorbell = evdev.doorbellDescriptor {
-          device.doorbellToken = try multiplexer.watch(doorbell) { [unowned self, unowned device] in
+          device.doorbellToken = try multiplexer.watch(doorbell, edgeTriggered: true) {
+            [unowned self, unowned device] in
             self.contactChanged(device)
           }
           device.batched = batched
@@ -544,14 +545,10 @@ public final class Daemon: @unchecked Sendable {
 
   // MARK: Reading at contact changes
 
-  /// A batched device's doorbell rang: a contact landed or lifted (or the device is gone).
+  /// A batched device's doorbell rang: a contact landed or lifted (or the device is gone,
+  /// which the batch's read finds).
   private func contactChanged(_ device: OpenDevice) {
-    let rang = device.evdev.clearDoorbell()
     let complete = readBatch(device)
-    if case .gone(let error) = rang, !device.evdev.isClosed {
-      logger.warning("\(device.node.devnode): read failed: \(error)")
-      close(device.node.syspath)
-    }
     if !device.evdev.isClosed { scheduleBatches(device, behind: !complete) }
     rearm()
   }

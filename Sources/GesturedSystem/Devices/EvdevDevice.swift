@@ -156,6 +156,11 @@ public final class EvdevDevice {
   /// evdev hands a frame to each reader in that order, so by the time the doorbell wakes
   /// anyone the frame is already in `fileDescriptor`'s buffer. Never for a grabbed device
   /// (a grab keeps every event from every other reader, the doorbell too).
+  ///
+  /// Nothing reads it: watched edge-triggered, it wakes the caller once per such frame,
+  /// and what it holds is never wanted (when its kernel buffer fills, evdev drops the oldest
+  /// for a SYN_DROPPED no one reads, and goes on waking). A device gone wakes it too; the
+  /// read of `fileDescriptor` that follows says so.
   public func openDoorbell() throws(DeviceError) {
     guard !isClosed else { throw DeviceError(devnode: devnode, operation: .closed, errno: .badFileDescriptor) }
     guard doorbellDescriptor == nil else { return }
@@ -177,21 +182,6 @@ public final class EvdevDevice {
       throw DeviceError(devnode: devnode, operation: .doorbell, errno: errno(negated: masked))
     }
     doorbellDescriptor = descriptor
-  }
-
-  /// Reads what the doorbell holds and drops it (the events themselves are read from
-  /// `fileDescriptor`), so that it stops being readable. `.gone` when the device is.
-  public func clearDoorbell() -> DrainResult {
-    guard let doorbellDescriptor else { return .drained }
-    let eventSize = MemoryLayout<input_event>.stride
-    while true {
-      switch retryOnInterrupt({ valueOrErrno(read(doorbellDescriptor, buffer, Self.readCapacity * eventSize)) }) {
-      case .success(let length) where length == Self.readCapacity * eventSize: continue
-      case .success: return .drained
-      case .failure(.wouldBlock): return .drained
-      case .failure(let error): return .gone(errno: error)
-      }
-    }
   }
 
   /// Closes the doorbell (the caller stopped watching it). Idempotent.

@@ -46,6 +46,8 @@ public final class EventMultiplexer {
   /// Ids epoll_wait reported, reused for every wake-up; only the serving thread writes it,
   /// before entering the queue.
   private let ready = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 64)
+  /// While a wake-up's handlers run: how many of `ready` it holds.
+  private var readyCount: Int?
   /// `serveOnThreadOfItsOwn`: the eventfd that wakes its thread, and the flag that ends it.
   private var wakeUp: Int32?
   /// Set before the thread starts, read by it when it ends.
@@ -72,11 +74,19 @@ public final class EventMultiplexer {
   public var count: Int { handlers.count }
 
   /// Calls `handler` on the queue while `descriptor` is readable, until `unwatch`.
-  public func watch(_ descriptor: Int32, handler: @escaping () -> Void) throws(SystemError) -> Token {
+  ///
+  /// `edgeTriggered`: only once each time the file is woken (new input), never again for
+  /// what it already holds, so the handler need not read it: a doorbell whose content
+  /// nobody wants (EvdevDevice.openDoorbell) costs no read.
+  public func watch(
+    _ descriptor: Int32, edgeTriggered: Bool = false, handler: @escaping () -> Void
+  ) throws(SystemError) -> Token {
     dispatchPrecondition(condition: .onQueue(queue))
     let id = nextID
     nextID += 1
-    if case .failure(let error) = valueOrErrno(negated: gestured_epoll_add(epoll, descriptor, id)) {
+    if case .failure(let error) = valueOrErrno(
+      negated: gestured_epoll_add(epoll, descriptor, id, edgeTriggered ? 1 : 0))
+    {
       throw SystemError(operation: "epoll_ctl(ADD)", errno: error)
     }
     handlers[id] = handler
@@ -161,12 +171,27 @@ public final class EventMultiplexer {
     // waits again.
     guard case .success(let count) = result, count > 0 else { return 0 }
     queue.sync {
+      readyCount = Int(count)
       for index in 0..<Int(count) {
         // A handler may have unwatched another descriptor that was ready in the same batch.
         handlers[ready[index]]?()
       }
+      readyCount = nil
     }
     return Int(count)
+  }
+
+  /// Whether `token`'s descriptor may hold input now, asked by a handler of this wake-up:
+  /// false only if it was not among the ready ones and the wait returned fewer than it could
+  /// take (so none was left out). A file made readable before another one's wake-up is in
+  /// the same wake-up or an earlier one, never a later one (epoll queues a file when it is
+  /// woken): a child's output written before its exit is here when its pidfd is, or was
+  /// read before. Outside a wake-up, true.
+  public func mayBeReady(_ token: Token) -> Bool {
+    dispatchPrecondition(condition: .onQueue(queue))
+    guard let readyCount, readyCount < ready.count else { return true }
+    for index in 0..<readyCount where ready[index] == token.id { return true }
+    return false
   }
 }
 
