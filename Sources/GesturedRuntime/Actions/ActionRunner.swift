@@ -540,7 +540,6 @@ public final class ActionRunner: @unchecked Sendable {
       }
     } catch {
       ends.closeBoth()
-      pipe.isClosed = true
       throw SpawnError(operation: "watch the output pipe: \(error.operation)", errno: error.errno)
     }
     return pipe
