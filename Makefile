@@ -366,8 +366,8 @@ bench: build $(MALLOC_COUNT)
 # The live path (BENCHMARKS.md): one VM boot, gestured (the static `make build`) and Debian's
 # lisgd alternately on one virtual panel, CPU ticks of each over the same stream of swipes.
 bench-vm: build
-	@command -v lisgd >/dev/null || { echo "bench-vm: installing lisgd"; \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y lisgd; }
+	@command -v lisgd >/dev/null && command -v strace >/dev/null || { echo "bench-vm: installing lisgd and strace"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y lisgd strace; }
 	$(SUDO) Tests/VM/setup.sh
 	$(BUILD) -c release $(RELEASE_FLAGS) --product gestured-touch
 	rm -rf $(BENCH_DIR)/vm && mkdir -p $(BENCH_DIR)/vm
