@@ -117,18 +117,11 @@ final class ActionRunnerTests {
 
   /// Every zombie child of the test process, from /proc.
   func zombieChildren() -> [pid_t] {
-    guard let directory = opendir("/proc") else { return [] }
-    defer { closedir(directory) }
     let ours = getpid()
-    var zombies: [pid_t] = []
-    while let entry = readdir(directory) {
-      let name = withUnsafePointer(to: entry.pointee.d_name) {
-        $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-      }
-      guard let pid = pid_t(name), let (state, parent) = processState(pid) else { continue }
-      if state == "Z" && parent == ours { zombies.append(pid) }
+    return (directoryEntries("/proc") ?? []).compactMap { name in
+      guard let pid = pid_t(name), let (state, parent) = processState(pid) else { return nil }
+      return state == "Z" && parent == ours ? pid : nil
     }
-    return zombies
   }
 
   /// Gone, or dead and waiting for its (new) parent to reap it.
@@ -224,13 +217,9 @@ final class ActionRunnerTests {
   /// How many of this process's descriptors are `pipe` ("pipe:[inode]"): both ends are 2.
   /// (Counted by inode: other suites open and close descriptors meanwhile.)
   func descriptors(of pipe: String) -> Int {
-    guard let directory = opendir("/proc/self/fd") else { return -1 }
-    defer { closedir(directory) }
+    guard let names = directoryEntries("/proc/self/fd") else { return -1 }
     var count = 0
-    while let entry = readdir(directory) {
-      let name = withUnsafePointer(to: entry.pointee.d_name) {
-        $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-      }
+    for name in names {
       var target = [CChar](repeating: 0, count: 64)
       let length = readlink("/proc/self/fd/\(name)", &target, target.count - 1)
       guard length > 0 else { continue }

@@ -19,14 +19,8 @@ final class TemporaryDirectory {
   }
 
   deinit {
-    if let directory = opendir(path) {
-      while let entry = readdir(directory) {
-        let name = withUnsafePointer(to: entry.pointee.d_name) {
-          $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-        }
-        if name != "." && name != ".." { unlink(path + "/" + name) }
-      }
-      closedir(directory)
+    for name in directoryEntries(path) ?? [] where name != "." && name != ".." {
+      unlink(path + "/" + name)
     }
     rmdir(path)
   }
@@ -159,4 +153,19 @@ final class EventLoopThread: @unchecked Sendable {
   }
 
   deinit { stop() }
+}
+
+/// The names in the directory at `path` ("." and ".." included), or nil if it cannot be
+/// opened.
+func directoryEntries(_ path: String) -> [String]? {
+  guard let directory = opendir(path) else { return nil }
+  defer { closedir(directory) }
+  var names: [String] = []
+  while let entry = readdir(directory) {
+    names.append(
+      withUnsafePointer(to: entry.pointee.d_name) {
+        $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+      })
+  }
+  return names
 }
