@@ -62,6 +62,16 @@ public struct DeviceEngine {
   /// one, and runs the others when it reads.
   public var nextFiringDeadline: Timestamp? { arbiter.deadlineCanFire ? nextDeadline : nil }
 
+  /// Whether the continuous gestures' streams are collected in `streamEvents` (replay and
+  /// monitor with --continuous, the library). Off, no value is computed that no binding needs.
+  public var reportsStream: Bool {
+    get { arbiter.reportsStream }
+    set { arbiter.reportsStream = newValue }
+  }
+  /// Stream events since the last `clearStreamEvents()`, in order.
+  public var streamEvents: [GestureStreamEvent] { arbiter.streamEvents }
+  public mutating func clearStreamEvents() { arbiter.streamEvents.removeAll(keepingCapacity: true) }
+
   /// Forwarding (`forward: true`): what became of touch sequences since the last
   /// `clearDispositions()`, in order (empty for a profile that does not forward).
   public var dispositions: [SequenceDisposition] { arbiter.dispositions }

@@ -117,6 +117,9 @@ struct GestureArbiter {
   private var currentInChain = false
   /// Decisions since the runtime last took them, in the order they happened.
   var dispositions: [SequenceDisposition] = []
+  /// See `DeviceEngine.reportsStream`.
+  var reportsStream = false
+  var streamEvents: [GestureStreamEvent] = []
   /// The sequence the last frame belonged to (nil: no sequence was active in it).
   private(set) var frameSequence: Int?
 

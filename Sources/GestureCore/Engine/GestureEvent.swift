@@ -44,11 +44,13 @@ public struct GestureEvent: Hashable, Sendable {
   public var position: Point
   /// Index into the profile's regions; nil when no region contains `position`.
   public var region: Int?
+  /// Why the steps ended: set on `.end` events only.
+  public var endReason: EndReason?
 
   public init(
     time: Timestamp, binding: Int, gesture: GestureKind, phase: Phase = .oneShot, sequence: Int = 0,
     fingers: Int, taps: Int = 1, direction: Direction? = nil, scale: Double? = nil, angle: Double? = nil,
-    dx: Double? = nil, dy: Double? = nil, position: Point, region: Int?
+    dx: Double? = nil, dy: Double? = nil, position: Point, region: Int?, endReason: EndReason? = nil
   ) {
     self.time = time
     self.binding = binding
@@ -64,6 +66,7 @@ public struct GestureEvent: Hashable, Sendable {
     self.dy = dy
     self.position = position
     self.region = region
+    self.endReason = endReason
   }
 
   /// The K of a step, nil otherwise.

@@ -42,10 +42,14 @@ public struct Area: Hashable, Sendable {
 public struct Region: Hashable, Sendable {
   public var name: String
   public var area: Area
+  /// `independent: true`: contacts that land here form their own touch sequences, which
+  /// run beside the panel's other sequences (docs/configuration.md, "Independent regions").
+  public var independent: Bool
 
-  public init(name: String, area: Area = .whole) {
+  public init(name: String, area: Area = .whole, independent: Bool = false) {
     self.name = name
     self.area = area
+    self.independent = independent
   }
 }
 

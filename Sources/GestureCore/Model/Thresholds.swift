@@ -40,6 +40,10 @@ public struct Thresholds: Hashable, Sendable {
   public var swipeMinDistance: Distance = .millimetres(20)
   /// Longest swipe, first finger down to last finger up.
   public var swipeMaxDuration: Microseconds = 800_000
+  /// Above 0 (mm/s): a swipe longer than `swipeMaxDuration` still fires if its release
+  /// speed (the centroid's along the swipe's direction over the last 100 ms before the last
+  /// lift) is at least this.
+  public var swipeMinSpeed: Double = 0
   /// Greatest deviation, in degrees, of a swipe from its axis.
   public var swipeAngle: Double = 25
   /// Scale at or below which a pinch is "in".
