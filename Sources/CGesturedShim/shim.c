@@ -95,6 +95,11 @@ int gestured_pidfd_open(pid_t pid) {
 #endif
 }
 
+int gestured_open_path(int directory, const char *name) {
+  int fd = openat(directory, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  return fd >= 0 ? fd : -errno;
+}
+
 /* Where the vfork child reports a failure. The child shares the parent's memory until it
  * execs or exits, so the parent reads these after vfork returns. */
 struct child_report {

@@ -2,15 +2,23 @@ import GestureCore
 import GesturedConfig
 import GesturedSystem
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// `gestured check --config FILE`: validates a config without touching any device.
 public struct CheckCommand: Hashable, Sendable {
   public var configPath: String
+  /// Who check runs as, nil for geteuid(); tests pretend to be someone else.
+  var effectiveUserID: uid_t? = nil
 
   public init(configPath: String) { self.configPath = configPath }
 
   /// Every diagnostic goes to `errors`; on success a one-line summary goes to `output`.
   public func run(output: some OutputSink, errors: some OutputSink) -> ExitCode {
-    switch ConfigStep.load(path: configPath, errors: errors) {
+    switch ConfigStep.load(
+      path: configPath, errors: errors, asDaemon: true, effectiveUserID: effectiveUserID ?? geteuid())
+    {
     case .failure(let code):
       return code
     case .success(let loaded):
@@ -35,14 +43,26 @@ enum ConfigStep {
   }
 
   /// Prints every diagnostic to `errors`. Fails with 66 when the file cannot be read, 78 when
-  /// it has errors.
-  static func load(path: String, errors: some OutputSink) -> Result<Loaded, ExitCode> {
+  /// it has errors. With `asDaemon` (`check`, `replay --run-actions`), a process running as
+  /// `effectiveUserID` 0 refuses with 78 a config the daemon would refuse as unsafe, and
+  /// reads it as the daemon does (ConfigPermissions).
+  static func load(
+    path: String, errors: some OutputSink, asDaemon: Bool = false, effectiveUserID: uid_t = geteuid()
+  ) -> Result<Loaded, ExitCode> {
     let bytes: [UInt8]
     do {
-      bytes = try InputFile.read(path: path, maximumSize: ConfigLoader.maximumFileSize)
+      bytes = try ConfigPermissions.read(
+        path: path, maximumSize: ConfigLoader.maximumFileSize,
+        effectiveUserID: asDaemon ? effectiveUserID : 1)
     } catch {
-      errors.write("gestured: cannot read config '\(path.escapingControlCharacters())': \(error)\n")
-      return .failure(.missingFile)
+      switch error {
+      case .unsafe(let problem):
+        errors.write("\(path.escapingControlCharacters()): error: \(problem.escapingControlCharacters())\n")
+        return .failure(.badConfig)
+      case .unreadable(let error):
+        errors.write("gestured: cannot read config '\(path.escapingControlCharacters())': \(error)\n")
+        return .failure(.missingFile)
+      }
     }
     let result = ConfigLoader.parse(bytes: bytes, file: path)
     for diagnostic in result.diagnostics { errors.write("\(diagnostic)\n") }

@@ -3,6 +3,10 @@ import Testing
 @testable import GesturedRuntime
 @testable import GesturedSystem
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 @Suite("gestured check")
 struct CheckCommandTests {
   let directory = TemporaryDirectory()
@@ -55,6 +59,25 @@ struct CheckCommandTests {
     #expect(stderr.contains("\(path):2:"))
     #expect(stderr.contains("\(path):3:"))
     #expect(stderr.hasSuffix("\(path): 2 errors\n"))
+  }
+
+  @Test func asRootAConfigOthersCouldChangeExits78WithTheFixAsTheDaemonRefusesIt() throws {
+    let path = directory.write("writable.yaml", configText(bindings: [#"{ gesture: tap, run: "x" }"#]))
+    try #require(chmod(path, 0o664) == 0)
+    var command = CheckCommand(configPath: path)
+    command.effectiveUserID = 0
+    let output = CapturedOutput()
+    let errors = CapturedOutput()
+    #expect(command.run(output: output, errors: errors) == .badConfig)
+    #expect(output.text == "")
+    #expect(errors.text.hasPrefix("\(path): error: refusing a config"))
+    #expect(errors.text.contains("Run: chmod go-w \(path)") || errors.text.contains("Run: chown root:root"))
+    let logged = CapturedOutput()
+    #expect(Daemon.loadConfiguration(path: path, logger: Logger(sink: logged)).map { _ in 0 } == .failure(.badConfig))
+    // Another user checks their own files as before.
+    command.effectiveUserID = 1000
+    #expect(command.run(output: output, errors: CapturedOutput()) == .success)
+    #expect(output.text == "\(path): OK, 1 profile, 1 binding\n")
   }
 
   @Test func aMissingConfigExits66() {

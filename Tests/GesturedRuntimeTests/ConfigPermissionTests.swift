@@ -1,3 +1,6 @@
+import Dispatch
+import GestureCore
+import Synchronization
 import Testing
 
 @testable import GesturedRuntime
@@ -34,12 +37,14 @@ final class PermissionScratch {
 
   /// Creates `name` (relative to `root`) with `contents`, exactly `mode` and `owner`.
   @discardableResult
-  func file(_ name: String, mode: mode_t = 0o644, owner: uid_t = 0) throws -> String {
+  func file(
+    _ name: String, contents: String = "profiles: []\n", mode: mode_t = 0o644, owner: uid_t = 0
+  ) throws -> String {
     let path = root + "/" + name
     let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
     try #require(descriptor >= 0, "open \(path): errno \(errno)")
     created.append(path)
-    _ = write(descriptor, "profiles: []\n", 13)
+    _ = write(descriptor, contents, contents.utf8.count)
     close(descriptor)
     try #require(chown(path, owner, 0) == 0)
     // After chown, which may clear set-id bits.
@@ -202,12 +207,177 @@ struct ConfigPermissionTests {
     #expect(message.hasSuffix("Run: chmod go-w '\(scratch.root)/my config'\\''s.yaml'"))
   }
 
-  @Test func missingOrLoopingPathsAreLeftToTheLoader() throws {
+  /// What `read` makes of `path` as root: the bytes, or the error.
+  func readAsRoot(_ path: String) -> Result<[UInt8], ConfigPermissions.ReadError> {
+    Result { () throws(ConfigPermissions.ReadError) in
+      try ConfigPermissions.read(path: path, maximumSize: 1 << 20, effectiveUserID: 0)
+    }
+  }
+
+  func failure(_ path: String, _ errno: Errno) -> Result<[UInt8], ConfigPermissions.ReadError> {
+    .failure(.unreadable(FileReadError(path: path, reason: .system(errno: errno))))
+  }
+
+  @Test func theBytesReadAreTheCheckedFilesContent() throws {
     let scratch = try PermissionScratch()
-    #expect(ConfigPermissions.check(path: scratch.root + "/absent.yaml") == nil)
+    let config = try scratch.file("gestured.yaml", contents: "devices: []\n")
+    #expect(try readAsRoot(config).get() == Array("devices: []\n".utf8))
+    let link = try scratch.symlink("link.yaml", to: "gestured.yaml")
+    #expect(try readAsRoot(link).get() == Array("devices: []\n".utf8))
+  }
+
+  @Test func missingPathsAreUnreadableAndLoopsStopLikeTheKernel() throws {
+    let scratch = try PermissionScratch()
+    let absent = scratch.root + "/absent.yaml"
+    #expect(ConfigPermissions.check(path: absent) == nil)
+    #expect(readAsRoot(absent) == failure(absent, .noSuchFileOrDirectory))
     try scratch.symlink("loop-a", to: "loop-b")
     try scratch.symlink("loop-b", to: "loop-a")
-    #expect(ConfigPermissions.check(path: scratch.root + "/loop-a") == nil)
+    #expect(readAsRoot(scratch.root + "/loop-a") == failure(scratch.root + "/loop-a", .tooManySymbolicLinks))
+  }
+
+  @Test func fortyLinksInARowAreFollowedAndTheFortyFirstIsALoop() throws {
+    let scratch = try PermissionScratch()
+    try scratch.file("gestured.yaml")
+    // link-0 -> link-1 -> ... -> link-40 -> gestured.yaml: 41 links from link-0, 40 from link-1.
+    for index in 0...40 {
+      try scratch.symlink("link-\(index)", to: index == 40 ? "gestured.yaml" : "link-\(index + 1)")
+    }
+    #expect((try? readAsRoot(scratch.root + "/link-1").get()) != nil)
+    #expect(readAsRoot(scratch.root + "/link-0") == failure(scratch.root + "/link-0", .tooManySymbolicLinks))
+  }
+
+  @Test func aLinkChainIsCheckedAtEveryComponentOfEveryTarget() throws {
+    let scratch = try PermissionScratch()
+    try scratch.directory("etc")
+    try scratch.directory("safe")
+    try scratch.file("safe/gestured.yaml")
+    let writable = try scratch.directory("safe/shared", mode: 0o775)
+    try scratch.file("safe/shared/gestured.yaml")
+    // etc/a -> ../hop/b, hop/b -> ../safe/shared/gestured.yaml: only the second target's
+    // middle directory is unsafe.
+    try scratch.directory("hop")
+    try scratch.symlink("hop/b", to: "../safe/shared/gestured.yaml")
+    let first = try scratch.symlink("etc/a", to: "../hop/b")
+    let message = try #require(ConfigPermissions.check(path: first))
+    #expect(message.contains("directory \(writable) is writable by its group (mode 0775)"))
+    // The same chain to the safe file is accepted.
+    try scratch.symlink("hop/c", to: "../safe/gestured.yaml")
+    #expect(try readAsRoot(try scratch.symlink("etc/d", to: "../hop/c")).get().isEmpty == false)
+    // A link whose target goes through a directory owned by someone else.
+    try scratch.directory("theirs", owner: PermissionScratch.nobody)
+    let toTheirs = try scratch.symlink("etc/e", to: scratch.root + "/theirs/gestured.yaml")
+    #expect(try #require(ConfigPermissions.check(path: toTheirs)).contains("owned by uid 65534"))
+  }
+
+  @Test func aFailedLookupNeverSkipsTheDirectoriesBeforeIt() throws {
+    let scratch = try PermissionScratch()
+    let writable = try scratch.directory("writable", mode: 0o777)
+    // Missing: still refused for the directory, so a config that appears later is never read.
+    let missing = writable + "/gestured.yaml"
+    #expect(readAsRoot(missing) == .failure(.unsafe(try #require(ConfigPermissions.check(path: missing)))))
+    #expect(try #require(ConfigPermissions.check(path: missing)).contains("directory \(writable)"))
+    // A dangling link into it is refused too; one into a safe directory is merely missing.
+    let dangling = try scratch.symlink("dangling.yaml", to: "writable/absent.yaml")
+    #expect(ConfigPermissions.check(path: dangling) != nil)
+    let danglingSafe = try scratch.symlink("dangling-safe.yaml", to: "absent.yaml")
+    #expect(readAsRoot(danglingSafe) == failure(danglingSafe, .noSuchFileOrDirectory))
+  }
+
+  @Test func onlyARegularFileIsOpenedForReading() throws {
+    let scratch = try PermissionScratch()
+    let file = try scratch.file("gestured.yaml")
+    #expect(readAsRoot(file + "/more") == failure(file + "/more", .notADirectory))
+    let directory = try scratch.directory("etc")
+    #expect(
+      readAsRoot(directory)
+        == .failure(.unreadable(FileReadError(path: directory, reason: .notRegularFile(kind: "a directory")))))
+    // A FIFO would block a reader: it is refused from its O_PATH descriptor, never opened.
+    let fifo = scratch.root + "/fifo.yaml"
+    try #require(mkfifo(fifo, 0o600) == 0)
+    defer { unlink(fifo) }
+    #expect(
+      readAsRoot(fifo) == .failure(.unreadable(FileReadError(path: fifo, reason: .notRegularFile(kind: "a FIFO")))))
+  }
+
+  /// The attack the check exists for: while a root process loads the config again and again
+  /// (restarts, SIGHUPs), someone swaps a safe file and one they own in and out of its place.
+  /// Whatever the interleaving, the unsafe file's bytes are never returned: each load reads
+  /// the very file it checked. Also swaps a whole directory on the path.
+  @Test(arguments: [false, true])
+  func renameSwapsNeverGetAnUncheckedFileRead(swapsDirectory: Bool) throws {
+    let scratch = try PermissionScratch()
+    let safeText = "# safe\n"
+    let unsafeText = "# UNSAFE\n"
+    let config: String
+    let places: (String, String, String)
+    if swapsDirectory {
+      try scratch.directory("a")
+      try scratch.file("a/gestured.yaml", contents: safeText)
+      try scratch.directory("b", owner: PermissionScratch.nobody)
+      try scratch.file("b/gestured.yaml", contents: unsafeText)
+      try scratch.directory("etc")
+      // etc/gestured.yaml -> ../a/gestured.yaml, and "a" is swapped with the unsafe directory.
+      config = try scratch.symlink("etc/gestured.yaml", to: "../a/gestured.yaml")
+      places = (scratch.root + "/a", scratch.root + "/b", scratch.root + "/stash")
+    } else {
+      config = try scratch.file("gestured.yaml", contents: safeText)
+      try scratch.file("other.yaml", contents: unsafeText, owner: PermissionScratch.nobody)
+      places = (config, scratch.root + "/other.yaml", scratch.root + "/stash.yaml")
+    }
+
+    let swapper = RenameSwapper(places.0, places.1, through: places.2)
+    var loadsOfTheSafeFile = 0
+    var refusals = 0
+    var missing = 0
+    var iterations = 0
+    let deadline = MonotonicClock.now() + 10_000_000
+    while MonotonicClock.now() < deadline {
+      if iterations >= 400 && refusals > 0 && loadsOfTheSafeFile > 0 { break }
+      iterations += 1
+      switch readAsRoot(config) {
+      case .success(let bytes):
+        #expect(bytes == Array(safeText.utf8), "read a file that was not the checked safe one")
+        loadsOfTheSafeFile += 1
+      case .failure(.unsafe):
+        refusals += 1
+      case .failure(.unreadable):
+        missing += 1
+      }
+    }
+    let swaps = swapper.stop()
+    try #require(swaps > 0, "the swapping thread never ran")
+    #expect(iterations >= 400)
+    #expect(loadsOfTheSafeFile + refusals + missing == iterations)
+    // Both files were seen in place: the race was run, not avoided.
+    #expect(loadsOfTheSafeFile > 0)
+    #expect(refusals > 0)
+  }
+}
+
+/// Swaps two names with rename(2) through a third, on its own thread, until stopped.
+final class RenameSwapper: Sendable {
+  private let running = Atomic<Bool>(true)
+  private let swaps = Atomic<Int>(0)
+  private let finished = DispatchSemaphore(value: 0)
+
+  init(_ first: String, _ second: String, through stash: String) {
+    DispatchQueue.global().async { [self] in
+      while running.load(ordering: .relaxed) {
+        rename(first, stash)
+        rename(second, first)
+        rename(stash, second)
+        swaps.add(1, ordering: .relaxed)
+      }
+      finished.signal()
+    }
+  }
+
+  /// Stops the thread; how many swaps it made. The names may end up either way round.
+  func stop() -> Int {
+    running.store(false, ordering: .relaxed)
+    finished.wait()
+    return swaps.load(ordering: .relaxed)
   }
 }
 

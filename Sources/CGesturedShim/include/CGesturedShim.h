@@ -55,6 +55,12 @@ int gestured_pipe_cloexec(int fds[2]);
  * readable once the process has exited) or -errno. */
 int gestured_pidfd_open(pid_t pid);
 
+/* openat(directory, name, O_PATH | O_NOFOLLOW | O_CLOEXEC): O_PATH is defined only under
+ * _GNU_SOURCE, which Swift's Glibc module does not define. The descriptor names `name` itself
+ * (a link is not followed), for fstat, lookups below it and readlinkat(fd, ""). Returns it or
+ * -errno. */
+int gestured_open_path(int directory, const char *name);
+
 /* The outcome of gestured_spawn(): `step` is NULL on success, with `pid` the child's.
  * Otherwise `error` is the errno value and `step` names the call that failed (a static
  * string); a `pid` > 0 then is a child that failed before exec and has exited, for the

@@ -179,20 +179,22 @@ public final class Daemon: @unchecked Sendable {
   }
 
   /// Reads and validates the config; logs every diagnostic. As root, a config others could
-  /// write is refused (like sshd's StrictModes).
+  /// change is refused (like sshd's StrictModes), at start and at every reload.
   static func loadConfiguration(path: String, logger: Logger) -> Result<
     (configuration: Configuration, actions: [ProfileActions]), ExitCode
   > {
-    if let problem = ConfigPermissions.check(path: path) {
-      logger.error("\(path): \(problem)")
-      return .failure(.badConfig)
-    }
     let bytes: [UInt8]
     do {
-      bytes = try InputFile.read(path: path, maximumSize: ConfigLoader.maximumFileSize)
+      bytes = try ConfigPermissions.read(path: path, maximumSize: ConfigLoader.maximumFileSize)
     } catch {
-      logger.error("cannot read config '\(path)': \(error)")
-      return .failure(.missingFile)
+      switch error {
+      case .unsafe(let problem):
+        logger.error("\(path): \(problem)")
+        return .failure(.badConfig)
+      case .unreadable(let error):
+        logger.error("cannot read config '\(path)': \(error)")
+        return .failure(.missingFile)
+      }
     }
     let result = ConfigLoader.parse(bytes: bytes, file: path)
     for diagnostic in result.diagnostics {

@@ -1,10 +1,13 @@
+import CGesturedShim
+
 #if canImport(Glibc)
   import Glibc
 #endif
 
 /// The daemon runs as root and runs the config's commands (as root unless a binding sets
 /// `user:`), so whoever can change the config can run anything as root. Like sshd's
-/// StrictModes, a root daemon therefore refuses a config that anyone but root could change:
+/// StrictModes, a process running as root (the daemon, `check`, `replay --run-actions`)
+/// therefore refuses a config that anyone but root could change:
 ///
 /// - the file must be owned by root and not writable by its group or others;
 /// - every directory on the way to it must be owned by root and not writable by group or
@@ -14,160 +17,243 @@
 /// - symbolic links are followed component by component, so the directories of each link's
 ///   target are checked too, and a link inside a sticky directory must itself be root's.
 ///
-/// The loader opens the file by path afterwards. That is safe because the whole chain is
-/// root's: no other user can swap the file between this check and the open.
+/// The check cannot be raced: the path is resolved here, one component at a time, each one
+/// opened (`O_PATH | O_NOFOLLOW`) relative to the directory descriptor checked before it and
+/// checked through its own descriptor (fstat), links read through theirs (readlinkat); the
+/// file is opened from its checked directory's descriptor, its owner and mode are checked on
+/// the descriptor that is then read, and nothing is opened by path again. Swapping a name
+/// between two steps changes nothing, because every object checked is the one used next.
 ///
 /// Mode bits are enough even with POSIX ACLs: an ACL that grants a group or another user write
 /// access shows as the group write bit (the ACL mask).
 public enum ConfigPermissions {
-  /// Nil when the config may be used: the daemon is not root (then it can only run commands
-  /// as the user who could edit the file anyway), the file is safe, or it cannot be found (the
-  /// loader then reports that, with its own exit code). Otherwise a message saying what is
-  /// wrong and what to run; the caller prints it after the path and exits 78 (EX_CONFIG).
-  public static func check(path: String) -> String? {
-    check(path: path, effectiveUserID: geteuid())
+  /// Why the config was not read.
+  public enum ReadError: Error, Equatable, Sendable {
+    /// Someone other than root could change it, and the caller runs as root: what is wrong
+    /// and what to run. The caller prints it after the path and exits 78 (EX_CONFIG).
+    case unsafe(String)
+    /// It cannot be opened or read (exit 66, EX_NOINPUT).
+    case unreadable(FileReadError)
   }
 
-  static func check(path: String, effectiveUserID: uid_t) -> String? {
-    guard effectiveUserID == 0 else { return nil }
-    var status = stat()
-    guard stat(path, &status) == 0 else { return nil }
-    var walk = Walk(path: path)
-    return walk.run()
+  /// The config's bytes. As root, only from a file nobody but root could have changed, read
+  /// from the very descriptor that was checked; as anyone else, as `InputFile.read` reads
+  /// (such a process can only run commands as the user who could edit the file anyway).
+  public static func read(path: String, maximumSize: Int) throws(ReadError) -> [UInt8] {
+    try read(path: path, maximumSize: maximumSize, effectiveUserID: geteuid())
   }
 
-  /// More links than this in one path is a loop (the kernel's own limit, MAXSYMLINKS).
+  package static func read(
+    path: String, maximumSize: Int, effectiveUserID: uid_t
+  ) throws(ReadError) -> [UInt8] {
+    guard effectiveUserID == 0 else {
+      do {
+        return try InputFile.read(path: path, maximumSize: maximumSize)
+      } catch {
+        throw .unreadable(error)
+      }
+    }
+    let walk = Walk(path: path)
+    let (descriptor, status) = try walk.run()
+    defer { close(descriptor) }
+    do {
+      return try InputFile.read(
+        descriptor: descriptor, status: status, path: path, maximumSize: maximumSize)
+    } catch {
+      throw .unreadable(error)
+    }
+  }
+
+  /// What refuses the file as root, nil when it is safe or cannot be read.
+  static func check(path: String, effectiveUserID: uid_t = 0) -> String? {
+    do {
+      _ = try read(path: path, maximumSize: Int.max, effectiveUserID: effectiveUserID)
+      return nil
+    } catch {
+      if case .unsafe(let problem) = error { return problem }
+      return nil
+    }
+  }
+
+  /// More links than this in one path is a loop (the kernel's own limit, MAXSYMLINKS): ELOOP.
   static let maximumSymlinks = 40
 
   private static let groupWrite: mode_t = 0o020
   private static let otherWrite: mode_t = 0o002
   private static let sticky: mode_t = 0o1000
-  private static let typeMask: mode_t = 0o170000
-  private static let directoryType: mode_t = 0o040000
-  private static let symlinkType: mode_t = 0o120000
 
-  /// Resolves a path like the kernel does, one component at a time, checking every directory
-  /// an entry is looked up in.
-  private struct Walk {
+  /// Resolves a path like the kernel does, one component at a time, from descriptors of the
+  /// directories already checked; owns every descriptor it opens but the file's.
+  private final class Walk {
+    struct Directory {
+      var descriptor: Int32
+      var path: String
+      var sticky: Bool
+    }
+
     let path: String
     /// Components still to resolve, last one first (a stack).
     var pending: [Substring] = []
-    /// The directories resolved so far, "/" first; each one has been checked.
-    var chain: [(path: String, sticky: Bool)] = []
+    /// The directories resolved so far, "/" first, each open and checked.
+    var chain: [Directory] = []
     var symlinksFollowed = 0
 
     init(path: String) { self.path = path }
 
-    mutating func run() -> String? {
+    deinit {
+      for directory in chain { close(directory.descriptor) }
+    }
+
+    func unreadable(_ errno: Errno) -> ReadError {
+      .unreadable(FileReadError(path: path, reason: .system(errno: errno)))
+    }
+
+    /// The config, open for reading, and its fstat.
+    func run() throws(ReadError) -> (descriptor: Int32, status: stat) {
       var absolute = path
       if !path.hasPrefix("/") {
         guard let directory = getcwd(nil, 0) else {
-          return "refusing the config: cannot resolve a relative path (\(Errno.current))"
+          throw .unsafe("refusing the config: cannot resolve a relative path (\(Errno.current))")
         }
         absolute = String(cString: directory) + "/" + path
         free(directory)
       }
-      if let problem = enterDirectory("/") { return problem }
+      let root = try open(AT_FDCWD, "/")
+      try enter(root.descriptor, "/", status: root.status)
       push(absolute)
 
       while let name = pending.popLast() {
         if name.isEmpty || name == "." { continue }
         if name == ".." {
           // The parent of a resolved directory is already in the chain, checked.
-          if chain.count > 1 { chain.removeLast() }
+          if chain.count > 1 { close(chain.removeLast().descriptor) }
           continue
         }
         let directory = chain[chain.count - 1]
         let entry = directory.path == "/" ? "/" + name : directory.path + "/" + name
-        var status = stat()
-        guard lstat(entry, &status) == 0 else {
-          return "refusing the config: cannot check who can change \(entry): \(Errno.current)"
-        }
-        let type = status.st_mode & typeMask
-        if type == symlinkType {
-          if let problem = follow(link: entry, status: status, in: directory) { return problem }
-        } else if type == directoryType {
-          if let problem = enterDirectory(entry, status: status) { return problem }
-        } else {
-          // The file itself. Anything left to resolve after a non-directory cannot be opened;
-          // the loader reports that.
-          if pending.contains(where: { !$0.isEmpty }) { return nil }
-          return checkFile(entry, status: status)
+        let (descriptor, status) = try open(directory.descriptor, String(name))
+        switch status.st_mode & S_IFMT {
+        case S_IFLNK:
+          defer { close(descriptor) }
+          try follow(link: descriptor, entry, status: status, in: directory)
+        case S_IFDIR:
+          try enter(descriptor, entry, status: status)
+        default:
+          close(descriptor)
+          // Anything left to resolve after a file fails as the kernel would fail it.
+          guard pending.allSatisfy(\.isEmpty) else { throw unreadable(.notADirectory) }
+          return try openFile(String(name), entry, in: directory)
         }
       }
-      // The path names a directory: the loader reports that it cannot read it.
-      return nil
+      throw .unreadable(FileReadError(path: path, reason: .notRegularFile(kind: "a directory")))
     }
 
-    mutating func push(_ path: String) {
+    /// `name` in `directory`, not following a link, for fstat and lookups only.
+    func open(_ directory: Int32, _ name: String) throws(ReadError) -> (descriptor: Int32, status: stat) {
+      let opened = retryOnInterrupt { valueOrErrno(negated: gestured_open_path(directory, name)) }
+      guard case .success(let descriptor) = opened else {
+        if case .failure(let error) = opened { throw unreadable(error) }
+        throw unreadable(.ioError)
+      }
+      var status = stat()
+      if case .failure(let error) = valueOrErrno(fstat(descriptor, &status)) {
+        close(descriptor)
+        throw unreadable(error)
+      }
+      return (descriptor, status)
+    }
+
+    func push(_ path: String) {
       pending.append(
         contentsOf: path.split(separator: "/", omittingEmptySubsequences: true).reversed())
     }
 
-    mutating func enterDirectory(_ directory: String) -> String? {
-      var status = stat()
-      guard lstat(directory, &status) == 0 else {
-        return "refusing the config: cannot check who can change \(directory): \(Errno.current)"
-      }
-      return enterDirectory(directory, status: status)
-    }
-
-    mutating func enterDirectory(_ directory: String, status: stat) -> String? {
+    /// Checks a directory and makes it the one the next component is looked up in; closes
+    /// `descriptor` if it is refused.
+    func enter(_ descriptor: Int32, _ directory: String, status: stat) throws(ReadError) {
       if status.st_uid != 0 {
-        return
+        close(descriptor)
+        throw .unsafe(
           "refusing the config: directory \(directory) is owned by \(userText(status.st_uid)), "
-          + "who could replace the file, and gestured runs as root. Keep the config in a "
-          + "root-owned directory such as /etc/gestured, or run: chown root:root \(shellQuoted(directory))"
+            + "who could replace the file, and gestured runs as root. Keep the config in a "
+            + "root-owned directory such as /etc/gestured, or run: chown root:root \(shellQuoted(directory))"
+        )
       }
       let isSticky = status.st_mode & sticky != 0
       if !isSticky, let who = writers(status.st_mode) {
-        return "refusing the config: directory \(directory) is writable by \(who) "
-          + "(mode \(modeText(status.st_mode))), who could replace the file, and gestured runs as "
-          + "root. Run: chmod go-w \(shellQuoted(directory))"
+        close(descriptor)
+        throw .unsafe(
+          "refusing the config: directory \(directory) is writable by \(who) "
+            + "(mode \(modeText(status.st_mode))), who could replace the file, and gestured runs as "
+            + "root. Run: chmod go-w \(shellQuoted(directory))")
       }
-      chain.append((directory, isSticky))
-      return nil
+      chain.append(Directory(descriptor: descriptor, path: directory, sticky: isSticky))
     }
 
-    mutating func follow(link: String, status: stat, in directory: (path: String, sticky: Bool))
-      -> String?
-    {
+    func follow(link: Int32, _ entry: String, status: stat, in directory: Directory) throws(ReadError) {
       // In a sticky directory the link's owner may replace it; elsewhere only the directory's
       // owner (root, checked) can.
       if directory.sticky && status.st_uid != 0 {
-        return
-          "refusing the config: symbolic link \(link) in the sticky directory \(directory.path) "
-          + "is owned by \(userText(status.st_uid)), who could point it elsewhere. Point --config "
-          + "at a file in a root-owned directory such as /etc/gestured"
+        throw .unsafe(
+          "refusing the config: symbolic link \(entry) in the sticky directory \(directory.path) "
+            + "is owned by \(userText(status.st_uid)), who could point it elsewhere. Point --config "
+            + "at a file in a root-owned directory such as /etc/gestured")
       }
       symlinksFollowed += 1
-      if symlinksFollowed > maximumSymlinks {
-        return "refusing the config: cannot check who can change it: too many symbolic links"
-      }
+      if symlinksFollowed > maximumSymlinks { throw unreadable(.tooManySymbolicLinks) }
       var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
-      let count = readlink(link, &buffer, buffer.count)
-      guard count > 0, count < buffer.count else {
-        let reason = count < 0 ? Errno.current.description : "the link's target is too long"
-        return "refusing the config: cannot check who can change it: readlink \(link): \(reason)"
+      // The link itself, through its descriptor: "" with an O_PATH descriptor names it.
+      let read = valueOrErrno(readlinkat(link, "", &buffer, buffer.count))
+      guard case .success(let count) = read, count > 0, count < buffer.count else {
+        if case .failure(let error) = read { throw unreadable(error) }
+        throw unreadable(.nameTooLong)
       }
       let target = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-      if target.hasPrefix("/") { chain.removeSubrange(1...) }
+      if target.hasPrefix("/") {
+        for directory in chain.dropFirst() { close(directory.descriptor) }
+        chain.removeSubrange(1...)
+      }
       push(target)
-      return nil
     }
 
-    func checkFile(_ file: String, status: stat) -> String? {
+    /// Opens the file from its checked directory and checks that descriptor: the one read.
+    func openFile(_ name: String, _ entry: String, in directory: Directory) throws(ReadError) -> (
+      descriptor: Int32, status: stat
+    ) {
+      let opened = retryOnInterrupt {
+        valueOrErrno(
+          openat(directory.descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC))
+      }
+      guard case .success(let descriptor) = opened else {
+        if case .failure(let error) = opened { throw unreadable(error) }
+        throw unreadable(.ioError)
+      }
+      var status = stat()
+      if case .failure(let error) = valueOrErrno(fstat(descriptor, &status)) {
+        close(descriptor)
+        throw unreadable(error)
+      }
+      let type = status.st_mode & S_IFMT
+      guard type == S_IFREG else {
+        close(descriptor)
+        throw .unreadable(
+          FileReadError(path: path, reason: .notRegularFile(kind: InputFile.kindName(type))))
+      }
       if status.st_uid != 0 {
-        return "refusing a config owned by \(userText(status.st_uid)): gestured runs as root and "
-          + "would run whatever that user writes into it. Run: chown root:root "
-          + "\(shellQuoted(file)); chmod 644 \(shellQuoted(file))"
+        close(descriptor)
+        throw .unsafe(
+          "refusing a config owned by \(userText(status.st_uid)): gestured runs as root and "
+            + "would run whatever that user writes into it. Run: chown root:root "
+            + "\(shellQuoted(entry)); chmod 644 \(shellQuoted(entry))")
       }
       if let who = writers(status.st_mode) {
-        return "refusing a config writable by \(who) (mode \(modeText(status.st_mode))): "
-          + "gestured runs as root and would run whatever they write into it. Run: chmod go-w "
-          + shellQuoted(file)
+        close(descriptor)
+        throw .unsafe(
+          "refusing a config writable by \(who) (mode \(modeText(status.st_mode))): "
+            + "gestured runs as root and would run whatever they write into it. Run: chmod go-w "
+            + shellQuoted(entry))
       }
-      return nil
+      return (descriptor, status)
     }
   }
 

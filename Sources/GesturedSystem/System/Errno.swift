@@ -31,6 +31,10 @@ public struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringCo
   public static let notATerminal = Errno(rawValue: ENOTTY)
   public static let noBufferSpace = Errno(rawValue: ENOBUFS)
   public static let notImplemented = Errno(rawValue: ENOSYS)
+  /// ELOOP: more symbolic links in one path than the kernel follows.
+  public static let tooManySymbolicLinks = Errno(rawValue: ELOOP)
+  public static let notADirectory = Errno(rawValue: ENOTDIR)
+  public static let nameTooLong = Errno(rawValue: ENAMETOOLONG)
 
   /// strerror's text, e.g. "No such device".
   public var description: String {

@@ -44,6 +44,14 @@ public enum InputFile {
   public static func read(path: String, maximumSize: Int) throws(FileReadError) -> [UInt8] {
     let (descriptor, status) = try openRegularFile(path)
     defer { close(descriptor) }
+    return try read(descriptor: descriptor, status: status, path: path, maximumSize: maximumSize)
+  }
+
+  /// The rest of an open regular file (`status` is its fstat), read as `read(path:)` reads;
+  /// `path` is only named in errors. The caller closes `descriptor`.
+  static func read(
+    descriptor: Int32, status: stat, path: String, maximumSize: Int
+  ) throws(FileReadError) -> [UInt8] {
     guard status.st_size <= maximumSize else {
       throw FileReadError(path: path, reason: .tooLarge(limit: maximumSize))
     }
@@ -123,7 +131,7 @@ public enum InputFile {
     return (descriptor, status)
   }
 
-  private static func kindName(_ type: mode_t) -> String {
+  static func kindName(_ type: mode_t) -> String {
     switch type {
     case S_IFIFO: "a FIFO"
     case S_IFCHR: "a character device"
