@@ -69,7 +69,9 @@ public struct ReplayCommand: Sendable {
   public func run(output: some OutputSink, errors: some OutputSink) -> ExitCode {
     let configuration: Configuration
     let actions: [ProfileActions]
-    switch ConfigStep.load(path: configPath, errors: errors) {
+    switch ConfigStep.load(
+      path: configPath, errors: errors, asDaemon: runActions, effectiveUserID: effectiveUserID())
+    {
     case .failure(let code): return code
     case .success(let loaded):
       configuration = loaded.configuration
@@ -341,7 +343,8 @@ private struct RecordingRun<Output: OutputSink, Errors: OutputSink> {
 
 extension ReplayCommand {
   /// Runs the binding's command and waits, so that firings and their actions stay in order.
-  /// The action's stdout goes to our stderr: stdout carries only JSON lines.
+  /// The action's output is relayed to our stderr (`ActionRelay`): stdout carries only JSON
+  /// lines.
   fileprivate func runAction(
     of firing: ResolvedFiring, file: String, device: DeviceDescription, errors: some OutputSink
   ) {
@@ -357,9 +360,8 @@ extension ReplayCommand {
       if let user = firing.user, effectiveUserID() == 0 {
         identity = try UserIdentity(lookingUp: user)
       }
-      let process = try spawnShell(
-        command, environment: environment, output: .standardError, user: identity)
-      let status = try process.waitForExit()
+      let status = try ActionRelay.run(
+        command, environment: environment, user: identity, label: label, errors: errors)
       if !status.succeeded { errors.write("\(label): \(status)\n") }
     } catch {
       errors.write("\(label) could not run: \(error)\n")

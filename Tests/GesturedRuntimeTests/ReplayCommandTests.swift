@@ -4,6 +4,10 @@ import Testing
 @testable import GesturedRuntime
 @testable import GesturedSystem
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// What the fake pipeline was asked to run, in order.
 final class PipelineCalls: @unchecked Sendable {
   var devices: [String] = []
@@ -288,5 +292,82 @@ struct ReplayCommandTests {
     command.replay = fakePipeline(PipelineCalls())
     #expect(replay(command).code == .success)
     #expect(directory.read("ran") == nil)
+  }
+
+  @Test func actionOutputIsRelayedFromAPipeNeverTheCallersDescriptors() throws {
+    // The child names its standard descriptors; the last line has no newline.
+    let config = directory.write(
+      "fds.yaml",
+      configText(bindings: [
+        #"{ gesture: tap, fingers: 2, run: "readlink /proc/self/fd/0 /proc/self/fd/1 /proc/self/fd/2; printf 'no newline \\033[31m'" }"#
+      ]))
+    let recording = directory.write("rec.evemu", Evemu.description() + Evemu.tap(at: 2))
+    var command = ReplayCommand(configPath: config, runActions: true, recordings: [recording])
+    command.replay = fakePipeline(PipelineCalls())
+    let run = replay(command)
+    #expect(run.code == .success)
+    #expect(run.stdout.lines.count == 1)
+    let prefix = "\(recording): action of 'tap' at 2.080000: "
+    let lines = run.stderr.lines
+    try #require(lines.count == 4 && lines.allSatisfy { $0.hasPrefix(prefix) }, "\(lines)")
+    let said = lines.map { String($0.dropFirst(prefix.count)) }
+    #expect(said[0] == "/dev/null")
+    #expect(said[1].hasPrefix("pipe:["))
+    #expect(said[2] == said[1])
+    // Not the test process's own stdout or stderr, even when those are pipes too.
+    for ours in [1, 2] {
+      var buffer = [CChar](repeating: 0, count: 256)
+      let count = readlink("/proc/self/fd/\(ours)", &buffer, buffer.count - 1)
+      try #require(count > 0)
+      #expect(String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) != said[1])
+    }
+    // Relayed as text: control characters escaped, as the daemon's log lines are.
+    #expect(said[3] == "no newline \\u{1b}[31m")
+  }
+
+  @Test(.timeLimit(.minutes(1)))
+  func aProcessTheCommandLeavesRunningDoesNotHoldReplay() throws {
+    let config = directory.write(
+      "background.yaml",
+      configText(bindings: [
+        #"{ gesture: tap, fingers: 2, run: "echo one; sleep 60 & echo $! > '\#(directory.path)/background'; echo two" }"#
+      ]))
+    let recording = directory.write("rec.evemu", Evemu.description() + Evemu.tap(at: 2))
+    var command = ReplayCommand(configPath: config, runActions: true, recordings: [recording])
+    command.replay = fakePipeline(PipelineCalls())
+    let started = MonotonicClock.now()
+    let run = replay(command)
+    let elapsed = MonotonicClock.now() - started
+    let background = try #require(directory.read("background").flatMap { Int32($0.dropLast()) })
+    kill(background, SIGKILL)
+    #expect(run.code == .success)
+    #expect(
+      run.stderr.lines == [
+        "\(recording): action of 'tap' at 2.080000: one", "\(recording): action of 'tap' at 2.080000: two",
+      ])
+    #expect(elapsed < 30_000_000)
+  }
+
+  @Test func asRootRunActionsRefusesAConfigOthersCouldChange() throws {
+    let config = directory.write(
+      "writable.yaml", configText(bindings: [#"{ gesture: tap, fingers: 2, run: "touch '\#(directory.path)/ran'" }"#]))
+    try #require(chmod(config, 0o666) == 0)
+    let recording = directory.write("rec.evemu", Evemu.description() + Evemu.tap())
+    func run(runActions: Bool, as uid: uid_t) -> Run {
+      var command = ReplayCommand(configPath: config, runActions: runActions, recordings: [recording])
+      command.replay = fakePipeline(PipelineCalls())
+      command.effectiveUserID = { uid }
+      return replay(command)
+    }
+    let refused = run(runActions: true, as: 0)
+    #expect(refused.code == .badConfig)
+    #expect(refused.stdout.text == "")
+    #expect(refused.stderr.text.hasPrefix("\(config): error: refusing a config writable by"))
+    #expect(refused.stderr.text.hasSuffix("Run: chmod go-w \(config)\n"))
+    #expect(directory.read("ran") == nil)
+    // Nothing runs without --run-actions, and another user may replay their own files.
+    #expect(run(runActions: false, as: 0).code == .success)
+    #expect(run(runActions: true, as: 1000).code == .success)
+    #expect(directory.read("ran") != nil)
   }
 }

@@ -985,7 +985,7 @@ private final class OutputPipe {
 /// A new pipe for children's output: both ends close-on-exec and above 2 (a daemon started
 /// with a closed stdin must not hand the child its own pipe as stdin), the read end
 /// non-blocking (the write end, a file of its own, stays blocking for the children).
-private struct PipeEnds {
+struct PipeEnds {
   let read: Int32
   let write: Int32
 
