@@ -18,7 +18,7 @@ struct ConfigValidator {
     "name", "match", "rotation", "size", "calibration", "thresholds", "simultaneous", "regions",
     "bindings", "grab", "forward", "environment", "user",
   ]
-  static let matchKeys = ["name", "vendor", "product", "udev"]
+  static let matchKeys = ["name", "vendor", "product", "udev", "virtual"]
   static let sizeKeys = ["width", "height"]
   static let regionKeys = ["name", "area"]
   static let areaKeys = ["x", "y", "width", "height"]
@@ -308,7 +308,7 @@ struct ConfigValidator {
       reader.error(
         value, "'match' is empty, so it would match every touchscreen",
         hint:
-          "remove 'match' to make this the default profile, or give name, vendor, product or udev")
+          "remove 'match' to make this the default profile, or give name, vendor, product, udev or virtual")
       return nil
     }
     var match = DeviceMatch()
@@ -333,6 +333,9 @@ struct ConfigValidator {
     }
     if let entry = fields["udev"] {
       if let properties = reader.stringMap(entry) { match.udev = properties } else { valid = false }
+    }
+    if let entry = fields["virtual"] {
+      if let virtual = reader.bool(entry) { match.virtual = virtual } else { valid = false }
     }
     return valid ? match : nil
   }

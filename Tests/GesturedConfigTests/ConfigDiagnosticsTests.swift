@@ -556,6 +556,30 @@ struct ConfigDiagnosticsTests {
       hint: "remove 'match'")
   }
 
+  @Test("match: virtual is a boolean")
+  func virtualMustBeABoolean() {
+    expectOneError(
+      "devices:\n  - { match: { virtual: maybe }, bindings: [{ gesture: tap, run: x }] }\n",
+      line: 2, column: 25, "'virtual' must be true or false, not 'maybe'")
+  }
+
+  @Test("virtual: false and true parse into the match, without the key nil")
+  func virtualParses() throws {
+    let result = check(
+      """
+      devices:
+        - { name: real, match: { virtual: false }, bindings: [{ gesture: tap, run: x }] }
+        - { name: demo, match: { name: "gestured-touch*", virtual: true }, bindings: [{ gesture: tap, run: y }] }
+        - { name: rest, bindings: [{ gesture: tap, run: z }] }
+      """)
+    #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.description))")
+    let profiles = try #require(result.configuration).profiles
+    #expect(
+      profiles.map(\.match) == [
+        DeviceMatch(virtual: false), DeviceMatch(name: "gestured-touch*", virtual: true), nil,
+      ])
+  }
+
   @Test("devices and top-level bindings together are an error with a hint")
   func devicesAndShorthand() {
     expectOneError(

@@ -235,6 +235,51 @@ struct DeviceSelectionTests {
         == 1)
   }
 
+  @Test func virtualSelectsByWhetherHardwareIsBehindTheNode() {
+    let real = node(5, touchscreenProperties)
+    var uinput = node(6, touchscreenProperties)
+    uinput.syspath = "/sys/devices/virtual/input/input6/event6"
+    #expect(!real.isVirtual)
+    #expect(uinput.isVirtual)
+    let panel = Panels.multitouch()
+    func taker(_ subject: InputNode, _ profiles: [Profile]) -> Int? {
+      DeviceSelection.profile(for: subject, device: panel, in: Configuration(profiles: profiles))
+    }
+    // Without the key, both, as a default profile takes them.
+    #expect(taker(real, [profile("default")]) == 0)
+    #expect(taker(uinput, [profile("default")]) == 0)
+    #expect(taker(uinput, [profile("ilitek", match: DeviceMatch(name: "ILITEK*"))]) == 0)
+    // false leaves virtual devices out of the entry; a later entry may still take them.
+    let realOnly = profile("real", match: DeviceMatch(virtual: false))
+    #expect(taker(real, [realOnly]) == 0)
+    #expect(taker(uinput, [realOnly]) == nil)
+    #expect(taker(uinput, [realOnly, profile("default")]) == 1)
+    let realIlitek = profile("real-ilitek", match: DeviceMatch(name: "ILITEK*", virtual: false))
+    #expect(taker(real, [realIlitek]) == 0)
+    #expect(taker(uinput, [realIlitek]) == nil)
+    // true takes only them.
+    let virtualOnly = profile("virtual", match: DeviceMatch(virtual: true))
+    #expect(taker(uinput, [virtualOnly]) == 0)
+    #expect(taker(real, [virtualOnly, profile("default")]) == 1)
+    // `virtual` alone filters touchscreens; it never widens an entry to mice or touchpads.
+    #expect(
+      DeviceSelection.verdict(
+        for: node(7, ["ID_INPUT_TOUCHPAD": "1"]), device: panel, in: Configuration(profiles: [realOnly]))
+        == .notTouchscreen)
+  }
+
+  @Test func gesturedsOwnClonesAreNeverTakenEvenByVirtualTrue() {
+    var clone = node(9, touchscreenProperties)
+    clone.syspath = "/sys/devices/virtual/input/input9/event9"
+    var description = Panels.multitouch()
+    description.phys = UinputClone.markerPrefix + "/dev/input/event5"
+    for profiles in [[profile("virtual", match: DeviceMatch(virtual: true))], [profile("default")]] {
+      #expect(
+        DeviceSelection.verdict(for: clone, device: description, in: Configuration(profiles: profiles))
+          == .forwardingClone)
+    }
+  }
+
   @Test func aTouchscreenNoProfileMatchesIsLeftAloneWithTheReason() {
     let configuration = Configuration(profiles: [profile("elo", match: DeviceMatch(vendor: 0x04e7))]
     )

@@ -39,6 +39,10 @@ public enum Replay {
         notes.append(
           "profile '\(profile.name)' matches on udev properties, which replay cannot see; it cannot match here")
       }
+      if let virtual = profile.match?.virtual {
+        notes.append(
+          "profile '\(profile.name)' sets 'virtual: \(virtual)', which replay cannot check; it is ignored here")
+      }
     }
     guard let profileIndex = configuration.profile(for: device, udevProperties: nil) else {
       notes.append("no profile takes device '\(device.name)'; nothing can fire")

@@ -110,19 +110,32 @@ public struct DeviceMatch: Hashable, Sendable {
   public var product: UInt16?
   /// Exact udev property values; only the daemon can check these.
   public var udev: [String: String] = [:]
+  /// `virtual:` false takes only devices with hardware behind them, true only virtual ones
+  /// (uinput's, under /devices/virtual in sysfs); nil takes both. Only the daemon can tell.
+  public var virtual: Bool?
 
   public init(
-    name: String? = nil, vendor: UInt16? = nil, product: UInt16? = nil, udev: [String: String] = [:]
+    name: String? = nil, vendor: UInt16? = nil, product: UInt16? = nil, udev: [String: String] = [:],
+    virtual: Bool? = nil
   ) {
     self.name = name
     self.vendor = vendor
     self.product = product
     self.udev = udev
+    self.virtual = virtual
   }
 
+  /// Whether the match names the devices it takes. One that sets only `virtual` names none: it
+  /// filters the touchscreens a default profile would take.
+  public var namesDevices: Bool { name != nil || vendor != nil || product != nil || !udev.isEmpty }
+
   /// Whether the device matches; `udevProperties` nil means udev is not available (replay),
-  /// and then a profile that needs udev properties does not match.
-  public func matches(_ device: DeviceDescription, udevProperties: [String: String]?) -> Bool {
+  /// and then a profile that needs udev properties does not match. `isVirtual` nil means it
+  /// is not known (replay), and then `virtual` is not checked.
+  public func matches(
+    _ device: DeviceDescription, udevProperties: [String: String]?, isVirtual: Bool? = nil
+  ) -> Bool {
+    if let virtual, let isVirtual, virtual != isVirtual { return false }
     if let name, !Glob.matches(pattern: name, name: device.name) { return false }
     if let vendor, vendor != device.vendor { return false }
     if let product, product != device.product { return false }

@@ -8,7 +8,11 @@ import GestureCore
 ///   whatever udev calls the node: that is how an Elo panel udev calls a mouse (BTN_LEFT) or
 ///   an eGalax it calls a tablet (pen bit) is taken;
 /// - the default profile (no `match`) takes only nodes udev calls a touchscreen
-///   (`ID_INPUT_TOUCHSCREEN=1`), never a mouse, tablet, keyboard or touchpad;
+///   (`ID_INPUT_TOUCHSCREEN=1`), never a mouse, tablet, keyboard or touchpad; so does a
+///   `match` with only `virtual:`, which merely filters them;
+/// - `virtual: false` leaves out virtual devices (under /devices/virtual: uinput's, which
+///   anyone who can write /dev/uinput can make), `virtual: true` takes nothing else;
+/// - gestured's own forwarding clones are never taken, whatever matches them;
 /// - a node that reports no touch position is never taken, whatever matches it.
 public enum DeviceSelection {
   /// The outcome for one node, with the reason when no profile takes it.
@@ -36,7 +40,10 @@ public enum DeviceSelection {
     if UinputClone.isClone(phys: device.phys) { return .forwardingClone }
     let index = configuration.profiles.firstIndex { profile in
       guard let match = profile.match else { return node.isTouchscreen }
-      return match.matches(device, udevProperties: node.properties)
+      guard match.matches(device, udevProperties: node.properties, isVirtual: node.isVirtual) else {
+        return false
+      }
+      return match.namesDevices || node.isTouchscreen
     }
     guard let index else { return node.isTouchscreen ? .noProfileMatches : .notTouchscreen }
     guard device.touchProtocol != nil else { return .noTouchAxes(matchingProfile: index) }

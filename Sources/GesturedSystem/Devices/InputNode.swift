@@ -35,6 +35,10 @@ public struct InputNode: Sendable, Hashable {
 
   public var isTouchscreen: Bool { properties["ID_INPUT_TOUCHSCREEN"] == "1" }
 
+  /// A device no hardware is behind: the kernel puts uinput's (and other software devices)
+  /// under /sys/devices/virtual.
+  public var isVirtual: Bool { syspath.hasPrefix("/sys/devices/virtual/") }
+
   /// udev calls it a mouse or a tablet (many single-touch panels report BTN_LEFT or a pen
   /// bit and get these): only a profile that matches it explicitly takes it.
   public var isMouseOrTablet: Bool {
