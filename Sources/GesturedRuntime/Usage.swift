@@ -88,14 +88,15 @@ public enum Usage {
     Usage: gestured check --config FILE
 
     Reads FILE (YAML), prints every error and warning on stderr as FILE:LINE:COLUMN with a
-    hint, and on success one summary line on stdout. Touches no device.
+    hint, and on success one summary line on stdout. Touches no device. Run as root, it
+    also refuses what the daemon refuses: a FILE someone other than root could change.
 
     Options:
       -c, --config FILE   The config file to check.
       -h, --help          Show this help.
 
     Exit status: 0 the config is good (warnings allowed), 66 FILE cannot be read,
-    78 the config has errors.
+    78 the config has errors (or, as root, others could change it).
 
     """
 
@@ -116,7 +117,8 @@ public enum Usage {
                           needed for recordings that hold only E: lines, and used instead
                           of the description of recordings that have one.
       --run-actions       Run each firing's command (/bin/sh -c, GESTURED_* environment)
-                          and wait for it; its output goes to stderr.
+                          and wait for it; its output comes through a pipe to
+                          stderr, each line after the action's label.
       -v, --verbose       Say on stderr which device, profile and panel size each
                           recording ran with.
       -h, --help          Show this help.
