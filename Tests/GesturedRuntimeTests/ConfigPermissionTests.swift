@@ -1,4 +1,3 @@
-import Dispatch
 import GestureCore
 import Synchronization
 import Testing
@@ -326,7 +325,7 @@ struct ConfigPermissionTests {
       places = (config, scratch.root + "/other.yaml", scratch.root + "/stash.yaml")
     }
 
-    let swapper = RenameSwapper(places.0, places.1, through: places.2)
+    let swapper = try RenameSwapper(places.0, places.1, through: places.2)
     var loadsOfTheSafeFile = 0
     var refusals = 0
     var missing = 0
@@ -355,29 +354,50 @@ struct ConfigPermissionTests {
   }
 }
 
-/// Swaps two names with rename(2) through a third, on its own thread, until stopped.
-final class RenameSwapper: Sendable {
-  private let running = Atomic<Bool>(true)
-  private let swaps = Atomic<Int>(0)
-  private let finished = DispatchSemaphore(value: 0)
+/// Swaps two names with rename(2) through a third, on a thread of its own (not one of the
+/// pool's, which the tests themselves may be holding), until stopped.
+final class RenameSwapper {
+  /// What the thread reads: made before it starts, so it never waits for the swapper.
+  private final class State: Sendable {
+    let names: (first: String, second: String, stash: String)
+    let running = Atomic<Bool>(true)
+    let swaps = Atomic<Int>(0)
 
-  init(_ first: String, _ second: String, through stash: String) {
-    DispatchQueue.global().async { [self] in
+    init(_ names: (String, String, String)) { self.names = names }
+
+    func swapUntilStopped() {
       while running.load(ordering: .relaxed) {
-        rename(first, stash)
-        rename(second, first)
-        rename(stash, second)
+        rename(names.first, names.stash)
+        rename(names.second, names.first)
+        rename(names.stash, names.second)
         swaps.add(1, ordering: .relaxed)
       }
-      finished.signal()
     }
+  }
+
+  private let state: State
+  private let thread: pthread_t
+
+  init(_ first: String, _ second: String, through stash: String) throws {
+    state = State((first, second, stash))
+    var thread = pthread_t()
+    let context = Unmanaged.passRetained(state).toOpaque()
+    let result = pthread_create(
+      &thread, nil,
+      { context in
+        Unmanaged<State>.fromOpaque(context!).takeRetainedValue().swapUntilStopped()
+        return nil
+      }, context)
+    if result != 0 { Unmanaged<State>.fromOpaque(context).release() }
+    try #require(result == 0, "pthread_create: \(result)")
+    self.thread = thread
   }
 
   /// Stops the thread; how many swaps it made. The names may end up either way round.
   func stop() -> Int {
-    running.store(false, ordering: .relaxed)
-    finished.wait()
-    return swaps.load(ordering: .relaxed)
+    state.running.store(false, ordering: .relaxed)
+    pthread_join(thread, nil)
+    return state.swaps.load(ordering: .relaxed)
   }
 }
 

@@ -253,6 +253,11 @@ struct DeviceSelectionTests {
     let realOnly = profile("real", match: DeviceMatch(virtual: false))
     #expect(taker(real, [realOnly]) == 0)
     #expect(taker(uinput, [realOnly]) == nil)
+    let configuration = Configuration(profiles: [realOnly])
+    let verdict = DeviceSelection.verdict(for: uinput, device: panel, in: configuration)
+    #expect(
+      DeviceSelection.reason(verdict, node: uinput, in: configuration)?.hasSuffix(
+        "it is a virtual device (under /sys/devices/virtual), which 'virtual: false' leaves out") == true)
     #expect(taker(uinput, [realOnly, profile("default")]) == 1)
     let realIlitek = profile("real-ilitek", match: DeviceMatch(name: "ILITEK*", virtual: false))
     #expect(taker(real, [realIlitek]) == 0)

@@ -73,7 +73,11 @@ public enum DeviceSelection {
       return "gestured's own forwarding clone of a panel (its phys starts with"
         + " '\(UinputClone.markerPrefix)'): the desktop reads it; gestured reads the panel"
     case .noProfileMatches:
-      return "no profile matches it (every profile has a match:, and there is no default)"
+      let reason = "no profile matches it (every profile has a match:, and there is no default)"
+      guard node.isVirtual, configuration.profiles.contains(where: { $0.match?.virtual == false }) else {
+        return reason
+      }
+      return reason + "; it is a virtual device (under /sys/devices/virtual), which 'virtual: false' leaves out"
     case .noTouchAxes(let index):
       let name =
         configuration.profiles.indices.contains(index)

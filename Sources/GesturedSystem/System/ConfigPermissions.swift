@@ -118,7 +118,7 @@ public enum ConfigPermissions {
         absolute = String(cString: directory) + "/" + path
         free(directory)
       }
-      let root = try open(AT_FDCWD, "/")
+      let root = try lookUp(AT_FDCWD, "/")
       try enter(root.descriptor, "/", status: root.status)
       push(absolute)
 
@@ -131,7 +131,7 @@ public enum ConfigPermissions {
         }
         let directory = chain[chain.count - 1]
         let entry = directory.path == "/" ? "/" + name : directory.path + "/" + name
-        let (descriptor, status) = try open(directory.descriptor, String(name))
+        let (descriptor, status) = try lookUp(directory.descriptor, String(name))
         switch status.st_mode & S_IFMT {
         case S_IFLNK:
           defer { close(descriptor) }
@@ -149,7 +149,7 @@ public enum ConfigPermissions {
     }
 
     /// `name` in `directory`, not following a link, for fstat and lookups only.
-    func open(_ directory: Int32, _ name: String) throws(ReadError) -> (descriptor: Int32, status: stat) {
+    func lookUp(_ directory: Int32, _ name: String) throws(ReadError) -> (descriptor: Int32, status: stat) {
       let opened = retryOnInterrupt { valueOrErrno(negated: gestured_open_path(directory, name)) }
       guard case .success(let descriptor) = opened else {
         if case .failure(let error) = opened { throw unreadable(error) }
