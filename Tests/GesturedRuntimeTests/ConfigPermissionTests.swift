@@ -352,6 +352,39 @@ struct ConfigPermissionTests {
     #expect(loadsOfTheSafeFile > 0)
     #expect(refusals > 0)
   }
+
+  /// The same race through the daemon's own load (start, each restart, each SIGHUP): a
+  /// config it accepts never holds the other file's command.
+  @Test func theDaemonsRepeatedLoadsNeverTakeTheSwappedInCommands() throws {
+    let scratch = try PermissionScratch()
+    let config = try scratch.file(
+      "gestured.yaml", contents: "bindings: [{ gesture: tap, run: \"echo safe\" }]\n")
+    try scratch.file(
+      "other.yaml", contents: "bindings: [{ gesture: tap, run: \"echo UNSAFE\" }]\n",
+      owner: PermissionScratch.nobody)
+    let swapper = try RenameSwapper(
+      config, scratch.root + "/other.yaml", through: scratch.root + "/stash.yaml")
+    var loads = 0
+    var refusals = 0
+    var iterations = 0
+    let deadline = MonotonicClock.now() + 10_000_000
+    while MonotonicClock.now() < deadline {
+      if iterations >= 200 && loads > 0 && refusals > 0 { break }
+      iterations += 1
+      switch Daemon.loadConfiguration(path: config, logger: Logger(sink: CapturedOutput())) {
+      case .success(let loaded):
+        #expect(loaded.actions.flatMap(\.bindings).map(\.run) == ["echo safe"])
+        loads += 1
+      case .failure(let code):
+        if code == .badConfig { refusals += 1 }
+      }
+    }
+    let swaps = swapper.stop()
+    try #require(swaps > 0, "the swapping thread never ran")
+    #expect(iterations >= 200)
+    #expect(loads > 0)
+    #expect(refusals > 0)
+  }
 }
 
 /// Swaps two names with rename(2) through a third, on a thread of its own (not one of the
