@@ -6,7 +6,9 @@
 # installed binary runs (--version, check on the installed config), its postinst has
 # enabled the unit (systemd is not PID 1 here, so nothing is started), and the daemon,
 # started with the installed unit's ExecStart= and a notify listener, reaches READY=1 with
-# a virtual panel counted, and stops on SIGTERM. Then remove keeps the conffile, purge
+# a virtual panel counted, and stops on SIGTERM. The postinst starts nothing for a config
+# that does not check, nor for one its group could change, which the daemon refuses too
+# (78). Then remove keeps the conffile, purge
 # takes it and the enablement; the package is purged whatever happens, so later scenarios
 # see the guest as before.
 #
@@ -140,6 +142,23 @@ grep -q "^/etc/gestured/gestured.yaml:2:[0-9]*: error: 'tapp' is not a gesture" 
   && grep -q "^gestured: not restarted: fix /etc/gestured/gestured.yaml" "$SCENARIO_DIR/postinst-bad-config.log" \
   || fail "postinst with a bad config said: $(cat "$SCENARIO_DIR/postinst-bad-config.log")"
 cp "$SCENARIO_DIR/good.yaml" /etc/gestured/gestured.yaml
+# A good config its group could change: the gate refuses it as the daemon does (78).
+chmod 664 /etc/gestured/gestured.yaml
+maintainer_script postinst configure 0.1.0 2> "$SCENARIO_DIR/postinst-unsafe-config.log" \
+  || fail "postinst with an unsafe config exited with status $? (it must not fail the installation)"
+expect_service_actions "$(printf 'deb-systemd-invoke start gestured.service\ndeb-systemd-invoke restart gestured.service')" \
+  "postinst with a config others could change: nothing (re)started"
+grep -q "^/etc/gestured/gestured.yaml: error: refusing a config writable by its group (mode 0664)" \
+  "$SCENARIO_DIR/postinst-unsafe-config.log" \
+  && grep -q "^gestured: not restarted: fix /etc/gestured/gestured.yaml" "$SCENARIO_DIR/postinst-unsafe-config.log" \
+  || fail "postinst with an unsafe config said: $(cat "$SCENARIO_DIR/postinst-unsafe-config.log")"
+unsafe_status=0
+gestured --config /etc/gestured/gestured.yaml > /dev/null 2> "$SCENARIO_DIR/daemon-unsafe-config.log" \
+  || unsafe_status=$?
+[ "$unsafe_status" -eq 78 ] \
+  && grep -q "refusing a config writable by its group (mode 0664)" "$SCENARIO_DIR/daemon-unsafe-config.log" \
+  || fail "the daemon on the config check refused exited with status $unsafe_status: $(cat "$SCENARIO_DIR/daemon-unsafe-config.log")"
+chmod 644 /etc/gestured/gestured.yaml
 maintainer_script prerm upgrade 0.1.0 || fail "prerm upgrade exited with status $?"
 maintainer_script prerm remove || fail "prerm remove exited with status $?"
 expect_service_actions "$(printf 'deb-systemd-invoke start gestured.service\ndeb-systemd-invoke restart gestured.service\ndeb-systemd-invoke stop gestured.service')" \
