@@ -2,13 +2,19 @@
 # other by a profile that matches its vendor and product. Both play their touches at the
 # same time; each panel's gestures run its own profile's bindings and respect its regions
 # (a region's binding in the region, the region-less one elsewhere, nothing where nothing is
-# bound); the default profile, listed last, gets neither panel.
+# bound); the default profile, listed last, gets neither panel. The panels are uinput's, so
+# the first entry (`virtual: false`, hardware only) takes neither, and `virtual: true`
+# beside the left one's name still takes it.
 source "$VM_TESTS/lib.sh"
 
 write_config "$SCENARIO_DIR/config.yaml" <<'YAML'
 devices:
+  - name: hardware
+    match: { virtual: false }
+    bindings:
+      - { gesture: tap, name: tap, run: "@VM_TESTS@/record-firing @DIR@/hardware.out" }
   - name: left
-    match: { name: "gestured VM Kiosk Left" }
+    match: { name: "gestured VM Kiosk Left", virtual: true }
     regions:
       - { name: corner, area: { x: 0, y: 0, width: 0.25, height: 0.25 } }
     bindings:
@@ -54,3 +60,4 @@ binding=tap gesture=tap fingers=1 taps=1 region=none profile=left" "the left pan
 expect_lines "$SCENARIO_DIR/right.out" "binding=bottom-tap gesture=tap fingers=1 taps=1 region=bottom profile=right
 binding=swipe-left gesture=swipe fingers=1 direction=left region=none profile=right" "the right panel's actions"
 expect_lines "$SCENARIO_DIR/fallback.out" "" "the default profile, which neither panel belongs to"
+expect_lines "$SCENARIO_DIR/hardware.out" "" "the hardware-only entry, which no virtual panel belongs to"
