@@ -21,6 +21,8 @@ final class ActionRunnerTests {
     // Priority prefixes, so tests can tell info (6) from notice (5) and warning (4).
     loop = try EventLoopThread(queue: queue)
     runner = ActionRunner(queue: queue, logger: Logger(sink: log, journalPrefixes: true), multiplexer: loop.multiplexer)
+    // As the daemon does when it loads a config.
+    runner.users = ResolvedUsers(names: ["nobody", "no-such-user-gestured"])
   }
 
   deinit {

@@ -98,6 +98,8 @@ public final class ActionRunner: @unchecked Sendable {
     case failed(String)
   }
 
+  /// Actions running at once, beyond which runs wait for room.
+  public static let defaultMaximumRunning = 16
   /// From SIGTERM at the timeout to SIGKILL.
   public static let killDelay: Microseconds = 2_000_000
   /// Bindings whose output pipes are kept open, beyond which those of the binding run least
@@ -152,13 +154,17 @@ public final class ActionRunner: @unchecked Sendable {
   var maximumKeptOutputs = ActionRunner.maximumBindingOutputs
   /// Tests only: a smaller `maximumWaiting`.
   var maximumWaitingRuns = ActionRunner.maximumWaiting
+  /// The config's `user:` names, looked up when it was loaded (the daemon sets them at each
+  /// load): a start looks nothing up.
+  public var users = ResolvedUsers()
   /// Tests only: who the daemon runs as, to check the refusal of `user:` without root.
   var effectiveUserID: () -> uid_t = { geteuid() }
   static let exitPollInterval: Microseconds = 50_000
 
   /// `multiplexer`: the daemon's event loop on `queue`, shared with its devices.
   public init(
-    queue: DispatchQueue, logger: Logger, maximumRunning: Int = 16, multiplexer: EventMultiplexer
+    queue: DispatchQueue, logger: Logger, maximumRunning: Int = ActionRunner.defaultMaximumRunning,
+    multiplexer: EventMultiplexer
   ) {
     self.queue = queue
     self.logger = logger
@@ -459,10 +465,13 @@ public final class ActionRunner: @unchecked Sendable {
             message: "user: \(Self.oneLine(user, limit: 256)) needs gestured to run as root "
               + "(it runs as uid \(euid))"))
       }
-      do {
-        identity = try UserIdentity(lookingUp: user)
-      } catch {
-        return .failure(StartFailure(message: error.description))
+      switch users[user] {
+      case .success(let resolved): identity = resolved
+      case .failure(let error): return .failure(StartFailure(message: error.description))
+      case nil:
+        return .failure(
+          StartFailure(
+            message: "user: \(Self.oneLine(user, limit: 256)) was not looked up when the config was loaded"))
       }
     }
 
