@@ -1,5 +1,6 @@
 import GesturedConfig
 import GesturedSystem
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -111,7 +112,8 @@ public struct ResolvedUsers: Sendable {
 
   /// Looks up every `user:` of the profiles and their bindings.
   public init(actions: [ProfileActions]) {
-    self.init(names: actions.flatMap { profile in [profile.user].compactMap { $0 } + profile.bindings.compactMap(\.user) })
+    self.init(
+      names: actions.flatMap { profile in [profile.user].compactMap { $0 } + profile.bindings.compactMap(\.user) })
   }
 
   /// The lookup's outcome for `name`; nil for a name that was not looked up.
