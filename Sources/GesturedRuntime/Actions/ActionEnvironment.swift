@@ -4,12 +4,12 @@ import GestureCore
   import Glibc
 #endif
 
-/// The whole environment of an action: nothing is inherited from the daemon but `PATH`.
+/// The whole environment of an action: nothing is inherited from the daemon but `PATH`, and
+/// that only when it does not run as root.
 ///
-/// Precedence, lowest first: `PATH` (`startingPath`: fixed when gestured runs as root, else
-/// the daemon's, else `defaultPath`), the profile's
-/// `environment:`, the binding's `environment:`, then the `GESTURED_*` variables, which the
-/// config cannot override. A `GESTURED_*` variable that does not apply to the gesture (e.g.
+/// Precedence, lowest first: `PATH` (`startingPath`: fixed as root, else the daemon's, else
+/// `defaultPath`), the profile's `environment:`, the binding's `environment:`, then the
+/// `GESTURED_*` variables, which the config cannot override. A `GESTURED_*` variable that does not apply to the gesture (e.g.
 /// `GESTURED_TAPS` for a swipe, `GESTURED_REGION` outside every region, `GESTURED_PHASE` for
 /// a one-shot firing) is absent, not empty.
 ///
