@@ -161,8 +161,11 @@ test-example: deps
 # tests read their recordings back with (they say "skipped" without it); for
 # check-packaging, scdoc (the manual pages), man-db and groff-base (man --warnings),
 # dpkg-dev (dpkg-shlibdeps) and lintian; librsvg2-bin (rsvg-convert), which the trace
-# picture test renders with, and python3, which reads the PNG's colours.
-TEST_APT_PACKAGES := libevemu3 scdoc man-db groff-base dpkg-dev lintian librsvg2-bin python3
+# picture test renders with, and python3, which reads the PNG's colours; on amd64,
+# gcc-multilib, with which the credential test builds the C shim's set-user calls for
+# 32-bit x86 (where the plain system calls take 16-bit ids).
+TEST_APT_PACKAGES := libevemu3 scdoc man-db groff-base dpkg-dev lintian librsvg2-bin python3 \
+  $(if $(filter amd64,$(shell dpkg --print-architecture 2>/dev/null)),gcc-multilib)
 test-deps:
 	@missing=""; for package in $(TEST_APT_PACKAGES); do \
 	  [ "$$(dpkg-query -W -f='$${Status}' $$package 2>/dev/null)" = "install ok installed" ] || \

@@ -15,6 +15,7 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -118,7 +119,8 @@ __attribute__((noreturn)) static void child_fail(struct child_report *report, co
 __attribute__((noreturn)) static void child_exec(struct child_report *report, const char *path,
                                                  char *const argv[], char *const envp[],
                                                  int stdout_fd, int stderr_fd,
-                                                 const struct gestured_credentials *credentials) {
+                                                 const struct gestured_credentials *credentials,
+                                                 const struct gestured_child_setup *setup) {
   /* A new session (and process group) without a controlling terminal: the daemon's, if it
    * has one, must not be reachable (TIOCSTI) from a command. */
   if (setsid() < 0) child_fail(report, "setsid");
@@ -153,15 +155,24 @@ __attribute__((noreturn)) static void child_exec(struct child_report *report, co
     for (rlim_t fd = 3; fd < open_max; fd++) close((int)fd);
   }
 
-  if (credentials != NULL) {
-    /* Groups and gid first: once the uid is dropped, they can no longer be changed. */
-    if (syscall(SYS_setgroups, credentials->group_count, credentials->groups) != 0)
-      child_fail(report, "setgroups");
-    gid_t gid = credentials->gid;
-    uid_t uid = credentials->uid;
-    if (syscall(SYS_setresgid, gid, gid, gid) != 0) child_fail(report, "setresgid");
-    if (syscall(SYS_setresuid, uid, uid, uid) != 0) child_fail(report, "setresuid");
+  if (setup != NULL) {
+    /* Before the uid is dropped: a limit the daemon raised must come down while we may. */
+    for (size_t i = 0; i < setup->limit_count; i++) {
+      const struct gestured_resource_limit *limit = &setup->limits[i];
+      struct {
+        uint64_t soft, hard;
+      } value = {limit->soft, limit->hard};
+      if (syscall(SYS_prlimit64, 0, limit->resource, &value, NULL) != 0) child_fail(report, "setrlimit");
+    }
+    if (setup->file_mode_mask >= 0) umask((mode_t)setup->file_mode_mask);
   }
+  if (credentials != NULL) {
+    const char *failed = gestured_set_credentials(credentials);
+    if (failed != NULL) child_fail(report, failed);
+  }
+  /* As the user, so that a home they cannot enter is not entered for them. */
+  if (setup != NULL && setup->directory != NULL && chdir(setup->directory) != 0 && chdir("/") != 0)
+    child_fail(report, "chdir");
 
   sigset_t no_signals;
   sigemptyset(&no_signals);
@@ -172,7 +183,8 @@ __attribute__((noreturn)) static void child_exec(struct child_report *report, co
 
 struct gestured_spawn_result gestured_spawn(const char *path, char *const argv[],
                                             char *const envp[], int stdout_fd, int stderr_fd,
-                                            const struct gestured_credentials *credentials) {
+                                            const struct gestured_credentials *credentials,
+                                            const struct gestured_child_setup *setup) {
   struct gestured_spawn_result result = {0, 0, NULL};
   struct child_report report = {0, NULL};
 
@@ -182,7 +194,7 @@ struct gestured_spawn_result gestured_spawn(const char *path, char *const argv[]
   sigfillset(&every_signal);
   pthread_sigmask(SIG_SETMASK, &every_signal, &previous_mask);
   pid_t pid = vfork();
-  if (pid == 0) child_exec(&report, path, argv, envp, stdout_fd, stderr_fd, credentials);
+  if (pid == 0) child_exec(&report, path, argv, envp, stdout_fd, stderr_fd, credentials, setup);
   int vfork_error = errno;
   pthread_sigmask(SIG_SETMASK, &previous_mask, NULL);
 

@@ -21,9 +21,17 @@ public struct CheckCommand: Hashable, Sendable {
     {
     case .failure(let code):
       return code
-    case .success(let loaded):
+    case .success(var loaded):
       let profiles = loaded.configuration.profiles
       let bindings = profiles.reduce(0) { $0 + $1.bindings.count }
+      // A user may be created after the config is written: a warning, as the daemon logs.
+      let unknownUsers = ResolvedUsers(actions: loaded.actions).failures
+      for (name, error) in unknownUsers {
+        errors.write(
+          "\(configPath.escapingControlCharacters()): warning: user: \(name.escapingControlCharacters()): \(error)\n"
+            + "  hint: its actions will not start until the user exists and gestured reloads its config\n")
+      }
+      loaded.warnings += unknownUsers.count
       var summary =
         "\(configPath.escapingControlCharacters()): OK, \(counted(profiles.count, "profile")), \(counted(bindings, "binding"))"
       if loaded.warnings > 0 { summary += ", \(counted(loaded.warnings, "warning"))" }

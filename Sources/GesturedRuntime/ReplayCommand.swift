@@ -350,7 +350,9 @@ extension ReplayCommand {
   ) {
     guard let command = firing.command, !command.isEmpty else { return }
     let environment = ActionEnvironment(
-      firing: firing, deviceName: device.name, devnode: file, path: ActionEnvironment.currentPath())
+      firing: firing, deviceName: device.name, devnode: file,
+      path: ActionEnvironment.startingPath(
+        user: firing.user, daemonPath: ActionEnvironment.currentPath(), daemonIsRoot: effectiveUserID() == 0))
     let label =
       "\(file.escapingControlCharacters()): action of '\(firing.bindingName.escapingControlCharacters())' at \(firing.event.time)"
     do {

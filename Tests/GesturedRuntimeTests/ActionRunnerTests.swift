@@ -21,6 +21,8 @@ final class ActionRunnerTests {
     // Priority prefixes, so tests can tell info (6) from notice (5) and warning (4).
     loop = try EventLoopThread(queue: queue)
     runner = ActionRunner(queue: queue, logger: Logger(sink: log, journalPrefixes: true), multiplexer: loop.multiplexer)
+    // As the daemon does when it loads a config.
+    runner.users = ResolvedUsers(names: ["nobody", "no-such-user-gestured"])
   }
 
   deinit {
@@ -885,5 +887,74 @@ struct OneLineTests {
     // More bytes than the limit but no more scalars: not cut.
     #expect(ActionRunner.oneLine("éééé", limit: 4) == "éééé")
     #expect(ActionRunner.oneLine("ééééé", limit: 4) == "éééé…")
+  }
+}
+
+// MARK: Descriptors and output floods
+
+extension ActionRunnerTests {
+  @Test func anActionWhoseExitCannotBeWatchedIsKilledAndTakesNoSlot() throws {
+    runner.failsToWatchExits = Errno(rawValue: EMFILE)
+    let decision = run(request("sleep 30 & exec sleep 30"))
+    guard case .failed(let message) = decision else {
+      Issue.record("expected a failure, got \(decision)")
+      return
+    }
+    #expect(message.hasPrefix("cannot watch for its exit (timerfd_create: "), "\(message)")
+    #expect(message.hasSuffix("and its process group killed"))
+    #expect(lines().contains { $0.hasPrefix("<3>[tap] cannot start its action: cannot watch for its exit") })
+    #expect(runningCount == 0)
+    // The pid in the message, and the sleep it left behind: both dead (the group was killed).
+    let pid = try #require(
+      message.split(separator: " ").firstIndex(of: "pid").map { message.split(separator: " ")[$0 + 1] })
+    #expect(isDead(try #require(pid_t(pid))))
+    // Every slot is still there: the next runs start.
+    runner.failsToWatchExits = nil
+    for index in 0..<ActionRunner.defaultMaximumRunning {
+      #expect(run(request("true", key: "free#\(index)")) != .queued)
+    }
+    try #require(runner.waitUntilIdle(timeout: 5_000_000))
+    expectNoZombies()
+  }
+
+  /// Where a process sleeps in the kernel (/proc/PID/wchan).
+  func waitChannel(_ pid: pid_t) -> String {
+    let descriptor = open("/proc/\(pid)/wchan", O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return "" }
+    defer { close(descriptor) }
+    var buffer = [UInt8](repeating: 0, count: 128)
+    let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+    return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : ""
+  }
+
+  @Test func aFloodOfOutputIsCutToTheRateAndItsWriterBlocks() throws {
+    let before = lines().count
+    // `yes` prints without end: stopped by its timeout.
+    let decision = run(request("exec yes flood", timeout: 1_500_000))
+    guard case .started(let pid) = decision else {
+      Issue.record("not started: \(decision)")
+      return
+    }
+    // Past its first second's lines the pipe is not read: `yes` fills it and waits there
+    // (pipe_write, anon_pipe_write since Linux 6.x).
+    #expect(eventually(within: 1) { self.waitChannel(pid).hasSuffix("pipe_write") })
+    try #require(runner.waitUntilIdle(timeout: 10_000_000))
+    #expect(eventually(within: 2) { self.log.lines.contains { $0.contains("not logged, its output not read for") } })
+    let logged = Array(lines().dropFirst(before))
+    let floods = output(logged).filter { $0 == "flood" }
+    // Each second read logs its 100 lines and then a summary of those held back, until the
+    // pipe is empty (it still holds what `yes` wrote before its timeout).
+    let summaries = logged.filter { $0.contains("output past") }
+    #expect(!summaries.isEmpty)
+    #expect(floods.count >= ActionRunner.outputLinesPerSecond)
+    #expect(floods.count <= (summaries.count + 1) * ActionRunner.outputLinesPerSecond, "\(floods.count) lines logged")
+    for summary in summaries {
+      let prefix = "<4>[tap] output past 100 lines or 64 KiB a second: "
+      #expect(summary.hasPrefix(prefix), "\(summary)")
+      // "N lines (M bytes) not logged": a `yes` read holds thousands of lines.
+      let held = summary.dropFirst(prefix.count).split(separator: " ").first.flatMap { Int($0) } ?? 0
+      #expect(held > 1000, "\(summary)")
+    }
+    expectNoZombies()
   }
 }

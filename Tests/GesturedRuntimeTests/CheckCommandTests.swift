@@ -88,3 +88,20 @@ struct CheckCommandTests {
     #expect(stderr == "gestured: cannot read config '\(path)': No such file or directory\n")
   }
 }
+
+extension CheckCommandTests {
+  @Test func anUnknownUserIsAWarningNotAnError() {
+    let path = directory.write(
+      "users.yaml",
+      configText(bindings: [
+        #"{ gesture: tap, run: "true", user: no-such-user-gestured }"#,
+        #"{ gesture: tap, taps: 2, run: "true", user: root }"#,
+      ]))
+    let (code, stdout, stderr) = check(path)
+    #expect(code == .success)
+    #expect(stdout == "\(path): OK, 1 profile, 2 bindings, 1 warning\n")
+    #expect(
+      stderr == "\(path): warning: user: no-such-user-gestured: no user named \"no-such-user-gestured\"\n"
+        + "  hint: its actions will not start until the user exists and gestured reloads its config\n")
+  }
+}

@@ -1,5 +1,6 @@
 import GestureCore
 import GesturedConfig
+import GesturedSystem
 import Glibc
 import Testing
 
@@ -318,5 +319,68 @@ struct ShellSpawnerTests {
     #expect(status == .exited(0))
     #expect(directory.read("pwned") == nil)
     #expect(directory.read("device") == "$(touch '\(directory.path)/pwned')")
+  }
+}
+
+extension ShellSpawnerTests {
+  /// The limit gestured started with, after it raised its own (lowered first here when this
+  /// process's soft limit is its hard one already, so that there is something to restore).
+  func startingOpenFileLimit() throws -> OpenFileLimit.Value {
+    if OpenFileLimit.forChildren == nil, case .success(let now) = OpenFileLimit.current(), now.soft == now.hard {
+      var lower = rlimit(rlim_cur: rlim_t(now.soft / 2), rlim_max: rlim_t(now.hard))
+      #expect(setrlimit(OpenFileLimit.resource, &lower) == 0)
+    }
+    _ = OpenFileLimit.raiseToHardLimit()
+    return try #require(OpenFileLimit.forChildren)
+  }
+
+  @Test func everyActionGetsTheOpenFileLimitGesturedStartedWith() throws {
+    let started = try startingOpenFileLimit()
+    let now = try OpenFileLimit.current().get()
+    #expect(now.soft == now.hard && started.soft < now.soft)
+    #expect(try run("ulimit -Sn > '\(directory.path)/limit'") == .exited(0))
+    #expect(directory.read("limit") == "\(started.soft)\n")
+  }
+
+  @Test(.enabled(if: geteuid() == 0, "switching users needs root"))
+  func aUserActionStartsInItsHomeWithUmask022() throws {
+    chmod(directory.path, 0o777)
+    let home = directory.path + "/home"
+    mkdir(home, 0o755)
+    var user = try UserIdentity(lookingUp: "nobody")
+    user.home = home
+    let started = try startingOpenFileLimit()
+    let probe = "{ pwd -P; umask; ulimit -Sn; } > '\(directory.path)/state'"
+    let environment = ActionEnvironment(variables: ["PATH": ActionEnvironment.userPath])
+    #expect(try spawnShell(probe, environment: environment, user: user).waitForExit() == .exited(0))
+    #expect(directory.read("state") == "\(home)\n0022\n\(started.soft)\n")
+    // A home that does not exist (nobody's is /nonexistent): the root directory.
+    user.home = directory.path + "/missing"
+    #expect(try spawnShell(probe, environment: environment, user: user).waitForExit() == .exited(0))
+    #expect(directory.read("state") == "/\n0022\n\(started.soft)\n")
+  }
+
+  @Test func asRootActionsGetAFixedPathAndUserActionsOneWithoutSbin() {
+    #expect(
+      ActionEnvironment.startingPath(user: nil, daemonPath: "/root/bin:/usr/bin", daemonIsRoot: true)
+        == "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
+    #expect(
+      ActionEnvironment.startingPath(user: "kiosk", daemonPath: "/root/bin:/usr/bin", daemonIsRoot: true)
+        == "/usr/local/bin:/usr/bin:/bin")
+    // Not root: no one else to become; the caller's own PATH, as before.
+    #expect(
+      ActionEnvironment.startingPath(user: "kiosk", daemonPath: "/home/me/bin:/usr/bin", daemonIsRoot: false)
+        == "/home/me/bin:/usr/bin")
+  }
+
+  @Test func usersAreLookedUpOnceAtLoadAndAnUnknownOneIsKeptAsAFailure() {
+    var actions = ProfileActions(user: "root")
+    var binding = BindingAction(run: "true")
+    binding.user = "no-such-user-gestured"
+    actions.bindings = [binding, BindingAction(run: "true")]
+    let users = ResolvedUsers(actions: [actions])
+    #expect((try? users["root"]?.get())?.uid == 0)
+    #expect(users.failures.map(\.name) == ["no-such-user-gestured"])
+    #expect(users["nobody"] == nil, "not named by the config: not looked up")
   }
 }

@@ -71,22 +71,32 @@ struct gestured_spawn_result {
   const char *step;
 };
 
-/* Another user for the child of gestured_spawn(): exactly `groups` as supplementary groups,
- * `gid` and `uid` as real, effective and saved ids. The caller must be root and resolves the
- * user (getpwnam_r, getgrouplist) beforehand. */
-struct gestured_credentials {
-  uid_t uid;
-  gid_t gid;
-  const gid_t *groups;
-  size_t group_count;
+#include "gestured_credentials.h"
+
+/* A resource limit for the child, as prlimit64(2) takes it (RLIM_INFINITY is ~0). */
+struct gestured_resource_limit {
+  int resource;
+  uint64_t soft;
+  uint64_t hard;
+};
+
+/* The child's process state beyond its user: `limits` set before the credentials are taken,
+ * then the umask (`file_mode_mask`, -1 keeps the daemon's), and after them `directory` as
+ * its working directory (NULL keeps the daemon's; "/" when it cannot be entered). */
+struct gestured_child_setup {
+  const char *directory;
+  int file_mode_mask;
+  const struct gestured_resource_limit *limits;
+  size_t limit_count;
 };
 
 /* Starts `path` with `argv` and exactly `envp`: the child leads its own session and process
  * group (no controlling terminal), has every signal at its default disposition and none
  * blocked, reads stdin from /dev/null, and inherits no descriptor above 2. `stdout_fd` and
  * `stderr_fd` become its stdout and stderr (-1 keeps the daemon's); pass descriptors above
- * 2. With `credentials` (NULL: the daemon's own user) it takes them before it execs. Does
- * not wait for the child beyond its exec.
+ * 2. With `credentials` (NULL: the daemon's own user) it takes them before it execs, and
+ * with `setup` (NULL: none) its limits, umask and directory. Does not wait for the child
+ * beyond its exec.
  *
  * Why C: Swift cannot call vfork (it returns twice) nor run code in the child between fork
  * and exec safely, and posix_spawn has no attribute for another uid/gid (glibc 2.36). vfork
@@ -95,10 +105,11 @@ struct gestured_credentials {
  * child every time; BENCHMARKS.md measures both). The child calls setgroups/setresgid/
  * setresuid as raw system calls because glibc's wrappers broadcast credential changes to
  * every thread of the process, and after vfork those are the daemon's threads, not the
- * child's. */
+ * child's (gestured_credentials.h). */
 struct gestured_spawn_result gestured_spawn(const char *path, char *const argv[],
                                             char *const envp[], int stdout_fd, int stderr_fd,
-                                            const struct gestured_credentials *credentials);
+                                            const struct gestured_credentials *credentials,
+                                            const struct gestured_child_setup *setup);
 
 /* One epoll set for every descriptor the daemon watches (signals, timers, the udev monitor,
  * devices, action output pipes, pidfds), waited on by the daemon's main thread itself

@@ -4,11 +4,12 @@ import GestureCore
   import Glibc
 #endif
 
-/// The whole environment of an action: nothing is inherited from the daemon but `PATH`.
+/// The whole environment of an action: nothing is inherited from the daemon but `PATH`, and
+/// that only when it does not run as root.
 ///
-/// Precedence, lowest first: `PATH` (the daemon's, else `defaultPath`), the profile's
-/// `environment:`, the binding's `environment:`, then the `GESTURED_*` variables, which the
-/// config cannot override. A `GESTURED_*` variable that does not apply to the gesture (e.g.
+/// Precedence, lowest first: `PATH` (`startingPath`: fixed as root, else the daemon's, else
+/// `defaultPath`), the profile's `environment:`, the binding's `environment:`, then the
+/// `GESTURED_*` variables, which the config cannot override. A `GESTURED_*` variable that does not apply to the gesture (e.g.
 /// `GESTURED_TAPS` for a swipe, `GESTURED_REGION` outside every region, `GESTURED_PHASE` for
 /// a one-shot firing) is absent, not empty.
 ///
@@ -145,6 +146,18 @@ public struct ActionEnvironment: Sendable, Equatable {
     let position = firing.position
     if let x = DecimalText.fourDecimals(position.x) { setGenerated("GESTURED_X", x) }
     if let y = DecimalText.fourDecimals(position.y) { setGenerated("GESTURED_Y", y) }
+  }
+
+  /// `PATH` for a `user:` action of a daemon running as root: no sbin directories, and never
+  /// the daemon's own.
+  public static let userPath = "/usr/local/bin:/usr/bin:/bin"
+
+  /// The `PATH` an action starts with, before the config's `environment:`: as root, `userPath`
+  /// for a `user:` action and `defaultPath` for one run as root (root's `PATH` is not
+  /// inherited from whoever started gestured); otherwise the daemon's own (`daemonPath`).
+  public static func startingPath(user: String?, daemonPath: String?, daemonIsRoot: Bool) -> String? {
+    guard daemonIsRoot else { return daemonPath }
+    return user == nil ? defaultPath : userPath
   }
 
   /// The calling process's `PATH`, to pass as `path:`.

@@ -98,6 +98,15 @@ public final class ActionRunner: @unchecked Sendable {
     case failed(String)
   }
 
+  /// A binding's output logged per second, all its runs together: past either figure its
+  /// pipes are not read until the second is over, so a command that prints without end
+  /// blocks in its write instead of keeping the daemon (and the journal) busy, and lines
+  /// already read beyond the count are not logged (a summary line says how many).
+  public static let outputLinesPerSecond = 100
+  public static let outputBytesPerSecond = 64 * 1024
+  static let outputWindow: Microseconds = 1_000_000
+  /// Actions running at once, beyond which runs wait for room.
+  public static let defaultMaximumRunning = 16
   /// From SIGTERM at the timeout to SIGKILL.
   public static let killDelay: Microseconds = 2_000_000
   /// Bindings whose output pipes are kept open, beyond which those of the binding run least
@@ -140,6 +149,10 @@ public final class ActionRunner: @unchecked Sendable {
   private var timeoutTimer: DeadlineTimer?
   /// What `timeoutTimer` was last scheduled for: when it fires, every action due by then is.
   private var timeoutsScheduledFor: Timestamp?
+  /// Bindings whose output pipes are not read until their second is over, and the one timer
+  /// for all of them, made when first needed and armed for the earliest.
+  private var pausedOutputs: [OutputRate] = []
+  private var outputResumeTimer: DeadlineTimer?
   /// While `timeoutsDue` walks `timed`: schedule once, after.
   private var isHandlingTimeouts = false
   /// Stdout and stderr in separate pipes (logged at info and notice) only when the log shows
@@ -148,17 +161,24 @@ public final class ActionRunner: @unchecked Sendable {
   private var separatesErrorOutput: Bool { logger.journalPrefixes }
   /// Tests only: watch for exits by polling waitpid, as when pidfd_open is not available.
   var pollsForExit = false
+  /// Tests only: exits cannot be watched (neither pidfd nor timer), as when no descriptor is
+  /// left.
+  var failsToWatchExits: Errno?
   /// Tests only: a smaller `maximumBindingOutputs`.
   var maximumKeptOutputs = ActionRunner.maximumBindingOutputs
   /// Tests only: a smaller `maximumWaiting`.
   var maximumWaitingRuns = ActionRunner.maximumWaiting
+  /// The config's `user:` names, looked up when it was loaded (the daemon sets them at each
+  /// load): a start looks nothing up.
+  public var users = ResolvedUsers()
   /// Tests only: who the daemon runs as, to check the refusal of `user:` without root.
   var effectiveUserID: () -> uid_t = { geteuid() }
   static let exitPollInterval: Microseconds = 50_000
 
   /// `multiplexer`: the daemon's event loop on `queue`, shared with its devices.
   public init(
-    queue: DispatchQueue, logger: Logger, maximumRunning: Int = 16, multiplexer: EventMultiplexer
+    queue: DispatchQueue, logger: Logger, maximumRunning: Int = ActionRunner.defaultMaximumRunning,
+    multiplexer: EventMultiplexer
   ) {
     self.queue = queue
     self.logger = logger
@@ -183,10 +203,10 @@ public final class ActionRunner: @unchecked Sendable {
     for output in bindingOutputs.values {
       for pipe in output.pipes where !pipe.isClosed {
         close(pipe.writeDescriptor)
-        if let token = pipe.token { watched.append(token) }
+        if let token = pipe.token { watched.append(token) } else { close(pipe.descriptor) }
       }
     }
-    if let timer = timeoutTimer {
+    for timer in [timeoutTimer, outputResumeTimer].compactMap({ $0 }) {
       nonisolated(unsafe) let timer = timer
       queue.async { timer.cancel() }
     }
@@ -459,10 +479,13 @@ public final class ActionRunner: @unchecked Sendable {
             message: "user: \(Self.oneLine(user, limit: 256)) needs gestured to run as root "
               + "(it runs as uid \(euid))"))
       }
-      do {
-        identity = try UserIdentity(lookingUp: user)
-      } catch {
-        return .failure(StartFailure(message: error.description))
+      switch users[user] {
+      case .success(let resolved): identity = resolved
+      case .failure(let error): return .failure(StartFailure(message: error.description))
+      case nil:
+        return .failure(
+          StartFailure(
+            message: "user: \(Self.oneLine(user, limit: 256)) was not looked up when the config was loaded"))
       }
     }
 
@@ -481,10 +504,21 @@ public final class ActionRunner: @unchecked Sendable {
     let action = RunningAction(
       lane: lane, label: label, pid: spawned.pid, startedAt: Self.now(), timeout: request.timeout,
       output: output)
+    do {
+      try watchExit(of: action)
+    } catch {
+      // An action whose end would never be seen would hold its slot for ever: it never
+      // takes one. SIGKILL ends a shell that has just started, so the wait is short.
+      kill(-spawned.pid, SIGKILL)
+      var status: Int32 = 0
+      _ = retryOnInterrupt { valueOrErrno(waitpid(spawned.pid, &status, 0)) }
+      return .failure(
+        StartFailure(
+          message: "cannot watch for its exit (\(error)): pid \(spawned.pid) and its process group killed"))
+    }
     lane.running = action
     running += 1
     output.running += 1
-    watchExit(of: action)
     armTimeout(of: action)
     return .success(action)
   }
@@ -505,11 +539,12 @@ public final class ActionRunner: @unchecked Sendable {
       bindingOutputs[id] = nil
       for pipe in output.pipes { closePipe(pipe) }
     }
-    let standardOutput = try watchedPipe(label: label, level: .info)
+    let rate = OutputRate(label: label)
+    let standardOutput = try watchedPipe(label: label, level: .info, rate: rate)
     var pipes = [standardOutput]
     if separatesErrorOutput {
       do {
-        pipes.append(try watchedPipe(label: label, level: .notice))
+        pipes.append(try watchedPipe(label: label, level: .notice, rate: rate))
       } catch {
         closePipe(standardOutput)
         throw error
@@ -530,14 +565,12 @@ public final class ActionRunner: @unchecked Sendable {
   }
 
   /// A pipe for the output of a binding's runs, its read end watched.
-  private func watchedPipe(label: String, level: LogLevel) throws(SpawnError) -> OutputPipe {
+  private func watchedPipe(label: String, level: LogLevel, rate: OutputRate) throws(SpawnError) -> OutputPipe {
     let ends = try PipeEnds()
-    let pipe = OutputPipe(descriptor: ends.read, writeDescriptor: ends.write, label: label, level: level)
+    let pipe = OutputPipe(descriptor: ends.read, writeDescriptor: ends.write, label: label, level: level, rate: rate)
+    rate.pipes.append(pipe)
     do {
-      pipe.token = try multiplexer.watch(ends.read) { [weak self, weak pipe] in
-        guard let self, let pipe else { return }
-        self.drain(pipe, reads: 4)
-      }
+      try watch(pipe)
     } catch {
       ends.closeBoth()
       throw SpawnError(operation: "watch the output pipe: \(error.operation)", errno: error.errno)
@@ -545,15 +578,36 @@ public final class ActionRunner: @unchecked Sendable {
     return pipe
   }
 
+  private func watch(_ pipe: OutputPipe) throws(SystemError) {
+    pipe.token = try multiplexer.watch(pipe.descriptor) { [weak self, weak pipe] in
+      guard let self, let pipe else { return }
+      self.drain(pipe, reads: 4)
+    }
+  }
+
   /// Reads what `pipe` has, at most `reads` times, stopping when it would block; at end of
   /// file (or an error that will not go away) flushes the last line and closes the pipe.
   private func drain(_ pipe: OutputPipe, reads: Int) {
     guard !pipe.isClosed, let buffer = readBuffer.baseAddress else { return }
+    let rate = pipe.rate
     for _ in 0..<reads {
+      guard rate.resumesAt == nil else { return }
       switch retryOnInterrupt({ valueOrErrno(read(pipe.descriptor, buffer, readBuffer.count)) }) {
       case .success(let count) where count > 0:
+        let now = Self.now()
+        if rate.windowStart.map({ now - $0 >= Self.outputWindow }) ?? true {
+          summarizeHeldOutput(rate)
+          rate.windowStart = now
+          rate.lines = 0
+          rate.bytes = 0
+        }
+        rate.bytes += count
         pipe.splitter.append(UnsafeRawBufferPointer(start: buffer, count: count)) {
           log(line: $0, cut: $1, of: pipe)
+        }
+        if rate.heldLines > 0 || rate.bytes >= Self.outputBytesPerSecond {
+          pauseReading(rate)
+          return
         }
         continue
       case .success:
@@ -569,6 +623,13 @@ public final class ActionRunner: @unchecked Sendable {
   }
 
   private func log(line: String, cut: Bool, of pipe: OutputPipe) {
+    let rate = pipe.rate
+    guard rate.lines < Self.outputLinesPerSecond else {
+      rate.heldLines += 1
+      rate.heldBytes += line.utf8.count + 1
+      return
+    }
+    rate.lines += 1
     let marker = cut ? " [… cut at \(OutputLineSplitter.maximumLineBytes) bytes]" : ""
     logger.log(pipe.level, "[\(pipe.label)] \(line)\(marker)")
   }
@@ -585,15 +646,84 @@ public final class ActionRunner: @unchecked Sendable {
       close(pipe.writeDescriptor)
       pipe.writeDescriptor = -1
     }
-    guard let token = pipe.token else { return }
+    // Not watched while its binding's output is paused: the read end is ours to close.
+    guard let token = pipe.token else {
+      close(pipe.descriptor)
+      return
+    }
     // Ours is the read end's only descriptor (close-on-exec, not passed to the child).
     multiplexer.unwatch(token, closingItsOnlyDescriptor: true)
     pipe.token = nil
   }
 
+  /// The binding printed more than a second's worth: its pipes are not read until the
+  /// second is over (a writer then blocks once the pipe is full). Without a timer to resume
+  /// them, they stay read, and lines past the limit are still not logged.
+  private func pauseReading(_ rate: OutputRate) {
+    guard let windowStart = rate.windowStart, rate.resumesAt == nil else { return }
+    if outputResumeTimer == nil {
+      do {
+        outputResumeTimer = try DeadlineTimer(multiplexer: multiplexer) { [weak self] in self?.resumeReading() }
+      } catch {
+        logger.error("[\(rate.label)] cannot pause reading its output, lines past the limit are dropped: \(error)")
+        return
+      }
+    }
+    let resumesAt = windowStart + Self.outputWindow
+    rate.resumesAt = resumesAt
+    rate.pausedAt = Self.now()
+    for pipe in rate.pipes {
+      guard let token = pipe.token else { continue }
+      multiplexer.unwatch(token)
+      pipe.token = nil
+    }
+    pausedOutputs.append(rate)
+    scheduleResume()
+  }
+
+  private func scheduleResume() {
+    outputResumeTimer?.schedule(at: pausedOutputs.lazy.compactMap(\.resumesAt).min())
+  }
+
+  /// The resume timer fired: every binding whose second is over is read again.
+  private func resumeReading() {
+    let now = Self.now()
+    let due = pausedOutputs.filter { ($0.resumesAt ?? now) <= now }
+    pausedOutputs.removeAll { ($0.resumesAt ?? now) <= now }
+    for rate in due {
+      rate.resumesAt = nil
+      summarizeHeldOutput(rate, pausedFor: now - (rate.pausedAt ?? now))
+      rate.windowStart = nil
+      for pipe in rate.pipes where !pipe.isClosed && pipe.token == nil {
+        do {
+          try watch(pipe)
+        } catch {
+          logger.warning("[\(pipe.label)] cannot watch its output again: \(error)")
+          closePipe(pipe)
+        }
+      }
+    }
+    scheduleResume()
+  }
+
+  /// The summary of a second in which the binding printed past the limit.
+  private func summarizeHeldOutput(_ rate: OutputRate, pausedFor pause: Microseconds? = nil) {
+    guard rate.heldLines > 0 || pause != nil else { return }
+    let limits = "\(Self.outputLinesPerSecond) lines or \(Self.outputBytesPerSecond / 1024) KiB a second"
+    let paused = pause.map { ", its output not read for \(Self.duration($0))" } ?? ""
+    logger.warning(
+      "[\(rate.label)] output past \(limits): \(rate.heldLines) line\(rate.heldLines == 1 ? "" : "s") "
+        + "(\(rate.heldBytes) bytes) not logged\(paused)")
+    rate.heldLines = 0
+    rate.heldBytes = 0
+  }
+
   // MARK: - Exit and timeout
 
-  private func watchExit(of action: RunningAction) {
+  /// Watches for the action's exit: its pidfd, or without pidfd_open a polling timer.
+  /// Throws when neither could be made (no descriptor left).
+  private func watchExit(of action: RunningAction) throws(SystemError) {
+    if let error = failsToWatchExits { throw SystemError(operation: "timerfd_create", errno: error) }
     let pidfd = pollsForExit ? -ENOSYS : gestured_pidfd_open(action.pid)
     if pidfd >= 0,
       let token = try? multiplexer.watch(
@@ -604,21 +734,17 @@ public final class ActionRunner: @unchecked Sendable {
         })
     {
       action.pidfd = (pidfd, token)
-    } else {
-      if pidfd >= 0 { close(pidfd) }
-      // Kernels before 5.3 (or a seccomp filter) lack pidfd_open: poll while it runs, on a
-      // timerfd in the same event loop.
-      do {
-        let timer = try DeadlineTimer(multiplexer: multiplexer) { [weak self, weak action] in
-          guard let self, let action else { return }
-          self.processMayHaveExited(action)
-        }
-        timer.schedule(at: Self.now() + Self.exitPollInterval)
-        action.exitPoll = timer
-      } catch {
-        logger.error("[\(action.label)] cannot watch for its exit, it may stay a zombie: \(error)")
-      }
+      return
     }
+    if pidfd >= 0 { close(pidfd) }
+    // Kernels before 5.3 (or a seccomp filter) lack pidfd_open: poll while it runs, on a
+    // timerfd in the same event loop.
+    let timer = try DeadlineTimer(multiplexer: multiplexer) { [weak self, weak action] in
+      guard let self, let action else { return }
+      self.processMayHaveExited(action)
+    }
+    timer.schedule(at: Self.now() + Self.exitPollInterval)
+    action.exitPoll = timer
   }
 
   /// The pidfd is readable: the shell has exited.
@@ -970,15 +1096,46 @@ private final class OutputPipe {
   let label: String
   let level: LogLevel
   var splitter = OutputLineSplitter()
-  /// Set while the multiplexer watches the descriptor.
+  /// Set while the multiplexer watches the descriptor (not while its output is paused).
   var token: EventMultiplexer.Token?
   var isClosed = false
+  /// Its binding's, shared with its other pipe.
+  let rate: OutputRate
 
-  init(descriptor: Int32, writeDescriptor: Int32, label: String, level: LogLevel) {
+  init(descriptor: Int32, writeDescriptor: Int32, label: String, level: LogLevel, rate: OutputRate) {
     self.descriptor = descriptor
     self.writeDescriptor = writeDescriptor
     self.label = label
     self.level = level
+    self.rate = rate
+  }
+}
+
+/// What a binding's output pipes were read in the current second, against
+/// `ActionRunner.outputLinesPerSecond` and `outputBytesPerSecond`.
+private final class OutputRate {
+  let label: String
+  /// The binding's pipes (weak: the pipes hold this).
+  var pipes: [OutputPipe] {
+    get { pipeReferences.compactMap(\.pipe) }
+    set { pipeReferences = newValue.map(WeakPipe.init) }
+  }
+  private var pipeReferences: [WeakPipe] = []
+  /// When the current second began: at the first read after the last one ended.
+  var windowStart: Timestamp?
+  var lines = 0
+  var bytes = 0
+  /// Lines read past the limit in this second, not logged.
+  var heldLines = 0
+  var heldBytes = 0
+  /// Set while the pipes are not read: when they are again, and since when.
+  var resumesAt: Timestamp?
+  var pausedAt: Timestamp?
+
+  init(label: String) { self.label = label }
+
+  private struct WeakPipe {
+    weak var pipe: OutputPipe?
   }
 }
 

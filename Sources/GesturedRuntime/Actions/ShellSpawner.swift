@@ -83,8 +83,10 @@ public let actionShell = "/bin/sh"
 /// It does not wait for the child.
 ///
 /// The C shim's vfork child does all this (`gestured_spawn`); with `user`, which needs root,
-/// it also takes the user's uid, gid and supplementary groups, and HOME, USER and LOGNAME
-/// are then the user's, whatever `environment` says.
+/// it also takes the user's uid, gid and supplementary groups, umask 022, and starts in the
+/// user's home directory (`/` when there is none or it cannot be entered); HOME, USER and
+/// LOGNAME are then the user's, whatever `environment` says. Every child gets the open-file
+/// limit gestured started with (`OpenFileLimit.forChildren`), not the one it raised.
 public func spawnShell(
   _ command: String, environment: ActionEnvironment, output: ActionOutput = .inherit,
   user: UserIdentity? = nil
@@ -112,14 +114,31 @@ public func spawnShell(
     case .standardError: (2, -1)
     case .descriptors(let out, let err): (out, err)
     }
+  // The open-file limit gestured started with, should it have raised its own since.
+  let limits = OpenFileLimit.forChildren.map {
+    [gestured_resource_limit(resource: OpenFileLimit.resource, soft: $0.soft, hard: $0.hard)]
+  }
   let result = ExecveArguments.with(command: command, environment: environment) { shell, argv, envp in
-    guard let user else {
-      return gestured_spawn(shell, argv, envp, standardOutput, standardError, nil)
-    }
-    return user.groups.withUnsafeBufferPointer { groups in
-      var credentials = gestured_credentials(
-        uid: user.uid, gid: user.gid, groups: groups.baseAddress, group_count: groups.count)
-      return gestured_spawn(shell, argv, envp, standardOutput, standardError, &credentials)
+    (limits ?? []).withUnsafeBufferPointer { limitBuffer in
+      let limitCount = limits == nil ? 0 : limitBuffer.count
+      guard let user else {
+        guard limitCount > 0 else {
+          return gestured_spawn(shell, argv, envp, standardOutput, standardError, nil, nil)
+        }
+        var setup = gestured_child_setup(
+          directory: nil, file_mode_mask: -1, limits: limitBuffer.baseAddress, limit_count: limitCount)
+        return gestured_spawn(shell, argv, envp, standardOutput, standardError, nil, &setup)
+      }
+      return user.groups.withUnsafeBufferPointer { groups in
+        user.startingDirectory.withCString { directory in
+          var credentials = gestured_credentials(
+            uid: user.uid, gid: user.gid, groups: groups.baseAddress, group_count: groups.count)
+          var setup = gestured_child_setup(
+            directory: directory, file_mode_mask: Int32(UserIdentity.fileModeMask),
+            limits: limitBuffer.baseAddress, limit_count: limitCount)
+          return gestured_spawn(shell, argv, envp, standardOutput, standardError, &credentials, &setup)
+        }
+      }
     }
   }
   if let failedStep = result.step {

@@ -1,10 +1,13 @@
+import GesturedConfig
 import GesturedSystem
+
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// Who an action runs as when its binding sets `user:`: looked up by the daemon before it
-/// spawns, because the child between vfork and exec may not touch the user database.
+/// Who an action runs as when its binding sets `user:`: looked up when the config is loaded
+/// (`ResolvedUsers`), because the child between vfork and exec may not touch the user
+/// database and the event loop must not wait for it (NSS may ask a network service).
 public struct UserIdentity: Sendable, Hashable {
   /// The name as the user database spells it (`USER`, `LOGNAME`).
   public var name: String
@@ -15,6 +18,12 @@ public struct UserIdentity: Sendable, Hashable {
   public var groups: [gid_t]
   /// The home directory (`HOME`).
   public var home: String
+
+  /// A `user:` action's umask: files it makes are readable by all, writable by the user.
+  public static let fileModeMask: mode_t = 0o022
+
+  /// Where a `user:` action starts: the home directory, `/` when the user has none.
+  public var startingDirectory: String { home.isEmpty ? "/" : home }
 
   public init(name: String, uid: uid_t, gid: gid_t, groups: [gid_t], home: String) {
     self.name = name
@@ -84,5 +93,37 @@ public enum UserLookupError: Error, Hashable, Sendable, CustomStringConvertible 
     case .lookupFailed(let name, let error):
       return "looking up user \"\(name)\": \(error)"
     }
+  }
+}
+
+/// The `user:` names of a config, each looked up once when the config is loaded and kept
+/// until the next load: starting an action looks nothing up.
+public struct ResolvedUsers: Sendable {
+  private var entries: [String: Result<UserIdentity, UserLookupError>] = [:]
+
+  public init() {}
+
+  /// Looks up every name given.
+  public init(names: some Sequence<String>) {
+    for name in names where entries[name] == nil {
+      entries[name] = Result { () throws(UserLookupError) in try UserIdentity(lookingUp: name) }
+    }
+  }
+
+  /// Looks up every `user:` of the profiles and their bindings.
+  public init(actions: [ProfileActions]) {
+    self.init(
+      names: actions.flatMap { profile in [profile.user].compactMap { $0 } + profile.bindings.compactMap(\.user) })
+  }
+
+  /// The lookup's outcome for `name`; nil for a name that was not looked up.
+  public subscript(name: String) -> Result<UserIdentity, UserLookupError>? { entries[name] }
+
+  /// Names that could not be resolved, in name order, with the reason.
+  public var failures: [(name: String, error: UserLookupError)] {
+    entries.compactMap { name, result in
+      guard case .failure(let error) = result else { return nil }
+      return (name, error)
+    }.sorted { $0.name < $1.name }
   }
 }

@@ -141,6 +141,10 @@ public final class Daemon: @unchecked Sendable {
   private var firings: [GestureEvent] = []
   /// A wake-up's events, kept between wake-ups for its capacity (see `drain`).
   private var eventBatch: [RawEvent] = []
+  /// The config's `user:` names, looked up at each load (actions mode only).
+  private var users = ResolvedUsers() {
+    didSet { runner?.users = users }
+  }
   /// `monitor --pretty` only; nil otherwise, so nothing is formatted or kept for it.
   private var liveView: LiveViewOutput?
 
@@ -150,17 +154,43 @@ public final class Daemon: @unchecked Sendable {
     environment: [String: String]
   ) -> Result<Daemon, ExitCode> {
     let journal = JournalStream.stderrIsJournal(environment: environment)
-    let logger = Logger(sink: errors, journalPrefixes: journal, verbose: options.verbose)
+    let logger = Logger(sink: NonBlockingLogSink.replacing(errors), journalPrefixes: journal, verbose: options.verbose)
+    // Before the config is loaded: its max-devices is checked against the raised limit.
+    if case .failure(let error) = OpenFileLimit.raiseToHardLimit() {
+      logger.warning("cannot raise the open-file limit: \(error)")
+    }
     switch loadConfiguration(path: options.configPath, logger: logger) {
     case .failure(let code):
       return .failure(code)
     case .success(let loaded):
+      guard fitsDescriptorBudget(loaded.configuration, logger: logger) else { return .failure(.badConfig) }
       let notifier = mode == .actions ? SystemdNotifier(environment: environment, logger: logger) : nil
-      return .success(
-        Daemon(
-          mode: mode, options: options, configuration: loaded.configuration, actions: loaded.actions,
-          logger: logger, output: output, notifier: notifier))
+      let daemon = Daemon(
+        mode: mode, options: options, configuration: loaded.configuration, actions: loaded.actions,
+        logger: logger, output: output, notifier: notifier)
+      if mode == .actions { daemon.users = resolveUsers(of: loaded.actions, logger: logger) }
+      return .success(daemon)
     }
+  }
+
+  /// Refuses (logging why) a config whose `max-devices` would not fit under the open-file
+  /// limit beside everything else the daemon keeps open.
+  static func fitsDescriptorBudget(_ configuration: Configuration, logger: Logger) -> Bool {
+    guard case .success(let limit) = OpenFileLimit.current() else { return true }
+    guard let problem = DescriptorBudget.problem(maximumDevices: configuration.maximumDevices, limit: limit.soft)
+    else { return true }
+    logger.error("\(problem)")
+    return false
+  }
+
+  /// Looks up the config's `user:` names once, at load; an unknown one is a warning (the
+  /// user may be created later: a reload then finds it), and its actions fail to start.
+  static func resolveUsers(of actions: [ProfileActions], logger: Logger) -> ResolvedUsers {
+    let users = ResolvedUsers(actions: actions)
+    for (name, error) in users.failures {
+      logger.warning("user: \(name): \(error); its actions will not start until a reload finds it")
+    }
+    return users
   }
 
   private init(
@@ -220,7 +250,10 @@ public final class Daemon: @unchecked Sendable {
     signal(SIGPIPE, SIG_IGN)
     do {
       multiplexer = try EventMultiplexer(queue: queue)
-      if mode == .actions { runner = ActionRunner(queue: queue, logger: logger, multiplexer: multiplexer) }
+      if mode == .actions {
+        runner = ActionRunner(queue: queue, logger: logger, multiplexer: multiplexer)
+        runner?.users = users
+      }
       timer = try DeadlineTimer(multiplexer: multiplexer) { [unowned self] in self.deadlineReached() }
       signals = try SignalReceiver(Self.handledSignals, multiplexer: multiplexer) { [unowned self] signal in
         signal == SIGHUP ? self.reload() : self.stop()
@@ -284,9 +317,12 @@ public final class Daemon: @unchecked Sendable {
     switch Self.loadConfiguration(path: options.configPath, logger: logger) {
     case .failure:
       logger.error("the new config has errors; keeping the previous one")
+    case .success(let new) where !Self.fitsDescriptorBudget(new.configuration, logger: logger):
+      logger.error("the new config cannot be met; keeping the previous one")
     case .success(let new):
       configuration = new.configuration
       actions = new.actions
+      if mode == .actions { users = Self.resolveUsers(of: new.actions, logger: logger) }
       // Profiles are matched again on every device; a device whose profile did not change
       // stays open as it is, so the desktop never sees a forwarded panel's clone vanish.
       for (syspath, device) in devices where !keep(device) { close(syspath) }
@@ -795,12 +831,16 @@ public final class Daemon: @unchecked Sendable {
   ) -> GestureBindings<FiringHandler> {
     // The daemon's PATH does not change while it runs: read once for every binding.
     let path = mode == .actions ? ActionEnvironment.currentPath() : nil
+    let isRoot = geteuid() == 0
     return GestureBindings(profile: profile) { index in
       let run =
         mode == .actions
         ? BindingRun(
           profile: profile, profileIndex: profileIndex, actions: actions, binding: index, devnode: devnode,
-          deviceName: deviceName, path: path) : nil
+          deviceName: deviceName,
+          path: ActionEnvironment.startingPath(
+            user: actions.action(ofBinding: index)?.user ?? actions.user, daemonPath: path, daemonIsRoot: isRoot)
+        ) : nil
       return { [unowned self] event in
         self.perform(
           event, profile: profile, actions: actions, devnode: devnode, deviceName: deviceName, run: run)
@@ -818,7 +858,7 @@ public final class Daemon: @unchecked Sendable {
     let label: String
     let environment: ActionEnvironment.Shared
 
-    /// `path`: the daemon's `PATH` (ActionEnvironment.currentPath()).
+    /// `path`: the binding's actions' `PATH` (ActionEnvironment.startingPath).
     init(
       profile: Profile, profileIndex: Int, actions: ProfileActions, binding: Int, devnode: String,
       deviceName: String, path: String?

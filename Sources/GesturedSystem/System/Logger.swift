@@ -15,6 +15,10 @@ public enum LogLevel: Int, Comparable, Sendable {
 
 /// The daemon's log: one line per message to a sink (stderr in the daemon, memory in tests).
 ///
+/// With a `NonBlockingLogSink` (the daemon's), a line the stream cannot take at once is
+/// dropped and counted, and the next line that goes through is preceded by a warning
+/// "N log lines dropped".
+///
 /// Only the daemon's serial queue calls it, so it needs no lock.
 public final class Logger {
   public let sink: any OutputSink
@@ -24,10 +28,16 @@ public final class Logger {
   /// Debug lines (recognizer transitions) are written only when verbose.
   public let verbose: Bool
 
+  /// `sink` when it may refuse a line rather than wait (the daemon's log stream).
+  private let nonBlockingSink: NonBlockingLogSink?
+  /// Lines the non-blocking sink could not take since the last one it did.
+  public private(set) var droppedLines = 0
+
   public init(sink: any OutputSink, journalPrefixes: Bool = false, verbose: Bool = false) {
     self.sink = sink
     self.journalPrefixes = journalPrefixes
     self.verbose = verbose
+    nonBlockingSink = sink as? NonBlockingLogSink
   }
 
   public func log(_ level: LogLevel, _ message: @autoclosure () -> LogMessage) {
@@ -50,7 +60,18 @@ public final class Logger {
     record.reserveCapacity(record.utf8.count + line.utf8.count + 1)
     record += line
     record += "\n"
-    sink.write(record)
+    guard let nonBlockingSink else { return sink.write(record) }
+    if droppedLines > 0 {
+      let report =
+        (journalPrefixes ? Self.journalPrefix[LogLevel.warning.rawValue] : "")
+        + "gestured: \(droppedLines) log line\(droppedLines == 1 ? "" : "s") dropped: the log could not take them at once\n"
+      guard nonBlockingSink.tryWrite(report) else {
+        droppedLines += 1
+        return
+      }
+      droppedLines = 0
+    }
+    if !nonBlockingSink.tryWrite(record) { droppedLines += 1 }
   }
 
   /// `<N>` for each syslog priority N, made once.
