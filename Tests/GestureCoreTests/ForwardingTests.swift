@@ -282,4 +282,14 @@ struct HoldLimitTests {
     let limit = HoldLimit.limit(profile([bind(.tap, fingers: 2)], thresholds: thresholds), region: nil)
     #expect(limit.duration == 100_000)
   }
+
+  @Test("with swipe-min-speed a swipe binding holds a touch until it lifts: a fast release fires it at any age")
+  func swipeMinSpeed() {
+    var thresholds = Thresholds()
+    #expect(HoldLimit.limit(profile([bind(.swipe, .up)], thresholds: thresholds), region: nil).duration == 800_000)
+    thresholds.swipeMinSpeed = 300
+    let limit = HoldLimit.limit(profile([bind(.swipe, .up)], thresholds: thresholds), region: nil)
+    #expect(limit.untilLifted && limit.duration == nil)
+    #expect(limit.description.contains("swipe-min-speed"))
+  }
 }
