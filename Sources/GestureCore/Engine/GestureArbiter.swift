@@ -48,13 +48,10 @@ struct GestureArbiter {
   private var bound = BindingIndex.SequenceBindings()
   /// The step bindings' levels for the current sequence, pan first, then pinch, then rotate.
   private var levels: [StepLevel] = []
-  /// Where each kind's run of `levels` ends, in the order of `ContinuousRecognizers.forEachKind`
+  /// Where each kind's run of `levels` ends, in the order of `RecognizerTable.forEachContinuousKind`
   /// (set with `levels`, so that a frame need not look for the runs).
   private var levelRunEnds: [Int] = []
-  private var tap = TapRecognizer()
-  private var longPress = LongPressRecognizer()
-  private var swipe = SwipeRecognizer()
-  private var continuous = ContinuousRecognizers()
+  private var recognizers = RecognizerTable()
   private var multiTap = MultiTapRecognizer()
   private var now = Timestamp(microseconds: 0) {
     didSet { tracer.now = now }
@@ -91,7 +88,7 @@ struct GestureArbiter {
   /// this is false (docs/devices.md, "Reading at contact changes").
   var firesOnMoves: Bool {
     if hasContinuousBindings { return true }
-    if tap.state == .possible, case .continuing = multiTap.state { return true }
+    if recognizers.tap.isPossible, case .continuing = multiTap.state { return true }
     return false
   }
   private let hasContinuousBindings: Bool
@@ -104,7 +101,7 @@ struct GestureArbiter {
   var deadlineCanFire: Bool {
     if hasContinuousBindings || forwarding { return true }
     if case .idle = multiTap.state {} else { return true }
-    return state.isActive && longPress.state == .possible && index.longPressBound(region: sequence.region)
+    return state.isActive && recognizers.longPress.isPossible && index.longPressBound(region: sequence.region)
   }
 
   // Forwarding (`forward: true`): what becomes of each sequence's raw frames.
@@ -168,9 +165,14 @@ struct GestureArbiter {
     if state.isActive {
       let start = sequence.startTime
       if state == .landing { consider(start + thresholds.fingerLanding) }
-      if tap.state == .possible, case .continuing = multiTap.state { consider(start + thresholds.tapMaxDuration) }
-      if longPress.state == .possible, index.longPressBound(region: sequence.region) {
-        consider(start + thresholds.longPress)
+      // A tap's and a long press's time only fire something in a tap chain, or when bound.
+      if case .continuing = multiTap.state, let held = recognizers.tap.deadline(start: start, thresholds: thresholds) {
+        consider(held)
+      }
+      if index.longPressBound(region: sequence.region),
+        let pressed = recognizers.longPress.deadline(start: start, thresholds: thresholds)
+      {
+        consider(pressed)
       }
       if forwarding, let held = heldTouchDeadline(start: start) { consider(held) }
     }
@@ -187,8 +189,8 @@ struct GestureArbiter {
   private mutating func heldTouchDeadline(start: Timestamp) -> Timestamp? {
     guard isUndecided else { return nil }
     var next: Timestamp?
-    if tap.state == .possible { next = start + thresholds.tapMaxDuration + 1 }
-    if swipe.state == .possible, now <= start + thresholds.swipeMaxDuration {
+    if recognizers.tap.isPossible { next = start + thresholds.tapMaxDuration + 1 }
+    if recognizers.swipe.isPossible, now <= start + thresholds.swipeMaxDuration {
       let swipeEnd = start + thresholds.swipeMaxDuration + 1
       if next.map({ swipeEnd < $0 }) ?? true { next = swipeEnd }
     }
@@ -216,8 +218,10 @@ struct GestureArbiter {
     if state.isActive {
       let start = sequence.startTime
       if state == .landing, time >= start + thresholds.fingerLanding { fixCount(into: &output) }
-      if time >= start + thresholds.tapMaxDuration, let t = tap.heldTooLong() {
-        tapChanged(t, into: &output)
+      if let held = recognizers.tap.deadline(start: start, thresholds: thresholds), time >= held,
+        let t = recognizers.tap.heldTooLong()
+      {
+        changed(t, of: TapRecognizer.self, into: &output)
       }
       if time >= start + thresholds.longPress { longPressTimeReached(into: &output) }
     }
@@ -303,7 +307,7 @@ struct GestureArbiter {
       sequence.fingers.append(
         SequenceFinger(contact: change.id, downTime: now, down: change.position, current: change.position))
       transition(.fingerDown)
-      fingersLanded()
+      fingersLanded(into: &output)
     }
   }
 
@@ -325,7 +329,7 @@ struct GestureArbiter {
     guard state.isActive, !state.isClosed, let f = sequence.index(of: change.id, tryingFirst: c) else { return }
     sequence.fingers[f].current = change.position
     // The travel from where the finger landed only matters to the tap and the long press.
-    guard tap.state == .possible || longPress.state == .possible else { return }
+    guard recognizers.tap.isPossible || recognizers.longPress.isPossible else { return }
     fingerTravelled(f, into: &output)
   }
 
@@ -336,14 +340,14 @@ struct GestureArbiter {
   private mutating func fingerTravelled(_ f: Int, into output: inout [GestureEvent]) {
     let squared = geometry.squaredDistance(sequence.fingers[f].down, sequence.fingers[f].current)
     let travel = slopLimit.isClearlyWithin(squared: squared) ? 0 : squared.squareRoot()
-    if tap.state == .possible,
-      let t = tapRule.fingerMoved(&sequence.fingers[f], travel: travel, at: now, liftStarted: sequence.firstLift)
-        .flatMap({ tap.fail($0) })
-    {
-      tapChanged(t, into: &output)
-    }
-    // Fails at the first travel beyond the slop, which is also the finger's farthest yet.
-    trace("long-press", longPress.fingerMoved(travel: travel, slop: slop))
+    var action = RecognizerActions.Moved(finger: sequence.fingers[f], travel: travel, context: context)
+    forEachRecognizer(&action, into: &output)
+    sequence.fingers[f] = action.finger
+  }
+
+  /// What the recognizers may read about now.
+  private var context: RecognizerContext {
+    RecognizerContext(now: now, tapRule: tapRule, liftStarted: sequence.firstLift)
   }
 
   private mutating func ended(_ change: ContactChange, into output: inout [GestureEvent]) {
@@ -362,14 +366,9 @@ struct GestureArbiter {
     guard let f = sequence.index(of: change.id) else { return }
     sequence.fingers[f].current = change.position
     sequence.fingers[f].lifted = true
-    if let t = tapRule.fingerLifted(sequence.fingers[f], at: now, liftStarted: sequence.firstLift).flatMap({
-      tap.fail($0)
-    }) {
-      tapChanged(t, into: &output)
-    }
+    var lifted = RecognizerActions.Lifted(finger: sequence.fingers[f], context: context)
     if sequence.firstLift == nil { sequence.firstLift = now }
-    trace("long-press", longPress.fail(.lifted))
-    continuous.fail(.lifted, trace: &tracer)
+    forEachRecognizer(&lifted, into: &output)
     // The last finger's lift is the sequence's end, handled there.
     if sequence.fingersDown > 0, case .claimed = state {
       transition(.fingerLifted)
@@ -421,10 +420,8 @@ struct GestureArbiter {
       SequenceFinger(contact: change.id, downTime: now, down: change.position, current: change.position))
     let start = change.position.clamped
     sequence.region = profile.region(atX: start.x, y: start.y)
-    tap.reset()
-    longPress.reset()
-    swipe.reset()
-    continuous.reset()
+    var reset = RecognizerActions.Reset()
+    forEachRecognizer(&reset, into: &output)
     if tracing {
       let region = sequence.region.map { profile.regions[$0].name } ?? "none"
       note(
@@ -433,7 +430,7 @@ struct GestureArbiter {
     }
     if tracer.keepsRecords { tracer.keep(.sequenceBegan(number: sequence.number, region: sequence.region)) }
     transition(.fingerDown)
-    fingersLanded()
+    fingersLanded(into: &output)
     let near = isNearChain(change.position)
     finish(multiTap.touchBegan(region: sequence.region, isNear: near), into: &output)
   }
@@ -448,12 +445,13 @@ struct GestureArbiter {
 
   /// A finger of the sequence landed (before the count is fixed): the continuous gestures
   /// take their reference afresh and the step levels restart from 0.
-  private mutating func fingersLanded() {
+  private mutating func fingersLanded(into output: inout [GestureEvent]) {
     bound = index.sequence(region: sequence.region, fingers: sequence.fingerCount)
-    continuous.fingersLanded(sequence.fingers, geometry: geometry, trace: &tracer)
+    var landed = RecognizerActions.Landed(fingers: sequence.fingers, geometry: geometry)
+    forEachRecognizer(&landed, into: &output)
     levels.removeAll(keepingCapacity: true)
     levelRunEnds.removeAll(keepingCapacity: true)
-    ContinuousRecognizers.forEachKind { kind in
+    RecognizerTable.forEachContinuousKind { kind in
       for c in bound.continuous where c.kind == kind {
         guard let width = c.width else { continue }
         levels.append(StepLevel(binding: c.binding, kind: kind, direction: c.direction, width: width))
@@ -485,23 +483,22 @@ struct GestureArbiter {
     guard state == .landing else { return }
     transition(.landingElapsed)
     let count = sequence.fingerCount
-    continuous.countFixed(count, trace: &tracer)
+    var fixed = RecognizerActions.CountFixed(count: count)
+    forEachRecognizer(&fixed, into: &output)
     let near = isNearChain(sequence.downCentroid)
     finish(multiTap.fingersFixed(count: count, isNear: near), into: &output)
     if stepping { evaluateContinuous(into: &output) }
   }
 
   private mutating func failAll(_ why: RecognizerFailure, into output: inout [GestureEvent]) {
-    if let t = tap.fail(why) { tapChanged(t, into: &output) }
-    trace("long-press", longPress.fail(why))
-    trace("swipe", swipe.fail(why))
-    continuous.fail(why, trace: &tracer)
+    var fail = RecognizerActions.Fail(why: why)
+    forEachRecognizer(&fail, into: &output)
   }
 
   private mutating func endSequence(into output: inout [GestureEvent]) {
     fixCount(stepping: false, into: &output)
     let duration = now - sequence.startTime
-    if state == .open, swipe.state == .possible {
+    if state == .open, recognizers.swipe.isPossible {
       var dx = 0.0
       var dy = 0.0
       for finger in sequence.fingers {
@@ -510,16 +507,16 @@ struct GestureArbiter {
         dy += d.dy
       }
       let n = Double(max(1, sequence.fingerCount))
-      let t = swipe.lastFingerUp(
+      let t = recognizers.swipe.lastFingerUp(
         displacement: (dx / n, dy / n), duration: duration, geometry: geometry, thresholds: thresholds)
-      trace("swipe", t)
-      if case .recognized(let direction) = swipe.state, let binding = swipeBinding(direction) {
+      trace(SwipeRecognizer.kind.rawValue, t)
+      if case .recognized(let direction) = recognizers.swipe.state, let binding = swipeBinding(direction) {
         win(.swipe, into: &output)
         fire(binding: binding, gesture: .swipe, direction: direction, into: &output)
       }
     }
-    if let t = tap.lastFingerUp(duration: duration, maxDuration: thresholds.tapMaxDuration) {
-      tapChanged(t, into: &output)
+    if let t = recognizers.tap.lastFingerUp(duration: duration, maxDuration: thresholds.tapMaxDuration) {
+      changed(t, of: TapRecognizer.self, into: &output)
     }
     if case .claimed = state { endSteps(into: &output) }
     transition(.lastFingerUp)
@@ -528,9 +525,36 @@ struct GestureArbiter {
 
   // MARK: Recognition
 
-  private mutating func tapChanged(_ t: Transition<TapRecognizer.State>, into output: inout [GestureEvent]) {
-    trace("tap", t)
-    switch t.to {
+  /// `action` on every recognizer of the table, in its order; each transition is traced.
+  @inline(__always)
+  private mutating func forEachRecognizer<A: RecognizerAction>(_ action: inout A, into output: inout [GestureEvent]) {
+    apply(&action, to: \.recognizers.tap, into: &output)
+    apply(&action, to: \.recognizers.longPress, into: &output)
+    apply(&action, to: \.recognizers.swipe, into: &output)
+    apply(&action, to: \.recognizers.pan, into: &output)
+    apply(&action, to: \.recognizers.pinch, into: &output)
+    apply(&action, to: \.recognizers.rotate, into: &output)
+  }
+
+  @inline(__always)
+  private mutating func apply<A: RecognizerAction, R: Recognizer>(
+    _ action: inout A, to recognizer: WritableKeyPath<GestureArbiter, R>, into output: inout [GestureEvent]
+  ) {
+    guard action.includes(R.kind), let t = action.apply(to: &self[keyPath: recognizer]) else { return }
+    changed(t, of: R.self, into: &output)
+  }
+
+  /// A recognizer moved: traced, and a tap's outcome goes on to the tap chain.
+  private mutating func changed<R: Recognizer>(
+    _ t: Transition<R.State>, of recognizer: R.Type, into output: inout [GestureEvent]
+  ) {
+    trace(R.kind.rawValue, t)
+    if R.kind == .tap { tapSettled(into: &output) }
+  }
+
+  /// The tap recognizer moved on: a failed tap ends a chain, a finished one joins it.
+  private mutating func tapSettled(into output: inout [GestureEvent]) {
+    switch recognizers.tap.state {
     case .failed:
       finish(multiTap.notATap(), into: &output)
     case .tapped:
@@ -567,14 +591,14 @@ struct GestureArbiter {
   }
 
   private mutating func longPressTimeReached(into output: inout [GestureEvent]) {
-    guard longPress.state == .possible else { return }
+    guard recognizers.longPress.isPossible else { return }
     fixCount(into: &output)
-    guard longPress.state == .possible else { return }
+    guard recognizers.longPress.isPossible else { return }
     guard state == .open, sequence.fingersDown == sequence.fingerCount, let binding = bound.longPress else {
-      trace("long-press", longPress.fail(.wrongFingerCount))
+      trace(LongPressRecognizer.kind.rawValue, recognizers.longPress.fail(.wrongFingerCount))
       return
     }
-    trace("long-press", longPress.timeReached())
+    trace(LongPressRecognizer.kind.rawValue, recognizers.longPress.timeReached())
     win(.longPress, into: &output)
     fire(binding: binding, gesture: .longPress, into: &output)
   }
@@ -588,7 +612,7 @@ struct GestureArbiter {
   @inline(__always)  // Once per frame, from `process`.
   private mutating func followContinuous(into output: inout [GestureEvent]) {
     guard !bound.continuousKinds.isEmpty, !state.isClosed else { return }
-    continuous.update(sequence.fingers, geometry: geometry, kinds: bound.continuousKinds)
+    recognizers.frame(sequence.fingers, geometry: geometry, kinds: bound.continuousKinds)
     evaluateContinuous(into: &output)
   }
 
@@ -601,7 +625,7 @@ struct GestureArbiter {
     let stepping = state == .open || !state.claimed.isEmpty
     // Each kind's levels are the run that follows the previous kind's (see `fingersLanded`).
     var run = 0
-    ContinuousRecognizers.forEachKind { kind in
+    RecognizerTable.forEachContinuousKind { kind in
       let levelStart = run == 0 ? 0 : levelRunEnds[run - 1]
       evaluateContinuous(kind, levels: levelStart..<levelRunEnds[run], stepping: stepping, into: &output)
       run += 1
@@ -616,19 +640,19 @@ struct GestureArbiter {
     _ kind: GestureKind, levels run: Range<Int>, stepping: Bool, into output: inout [GestureEvent]
   ) {
     guard bound.continuousKinds.contains(kind) else { return }
-    let recognized = continuous.isRecognized(kind)
-    guard recognized || continuous.isTracking(kind) else { return }
+    let recognized = recognizers.isRecognized(kind)
+    guard recognized || recognizers.isTracking(kind) else { return }
     // `run` lies within `levels`: the test is always true, and spares the subscripts below
     // their own bounds checks, at every level of every frame.
     for i in run where levels.indices.contains(i) {
-      guard let measure = continuous.levelMeasure(kind, along: levels[i].direction),
+      guard let measure = recognizers.levelMeasure(kind, along: levels[i].direction),
         levels[i].wouldMove(measure)
       else { continue }
       let moved = levels[i].follow(measure)
       if recognized && stepping { fireSteps(level: i, count: levels[i].steps(for: moved), into: &output) }
     }
     guard stepping, !recognized,
-      let direction = continuous.recognizeIfCrossed(kind, bound.continuous, limits: limits, trace: &tracer)
+      let direction = recognizers.recognizeIfCrossed(kind, bound.continuous, limits: limits, trace: &tracer)
     else { return }
     win(kind, into: &output)
     if let oneShot = bound.continuous.first(where: { $0.kind == kind && $0.direction == direction && $0.width == nil })
@@ -652,11 +676,10 @@ struct GestureArbiter {
       if isUndecided { decide(.claimed) }
     }
     let group = profile.simultaneous
-    let shares: (GestureKind) -> Bool = { other in other == kind || (group.contains(kind) && group.contains(other)) }
-    if let t = tap.fail(.otherGestureWon) { tapChanged(t, into: &output) }
-    if !shares(.longPress) { trace("long-press", longPress.fail(.otherGestureWon)) }
-    if !shares(.swipe) { trace("swipe", swipe.fail(.otherGestureWon)) }
-    continuous.fail(.otherGestureWon, trace: &tracer) { !shares($0) }
+    var sharing = group.contains(kind) ? group : GestureKindSet()
+    sharing.insert(kind)
+    var fail = RecognizerActions.Fail(why: .otherGestureWon, sparing: sharing)
+    forEachRecognizer(&fail, into: &output)
   }
 
   private func event(binding: Int, gesture: GestureKind, phase: GestureEvent.Phase, direction: Direction?)
@@ -666,7 +689,7 @@ struct GestureArbiter {
       time: now, binding: binding, gesture: gesture, phase: phase, sequence: sequence.number,
       fingers: sequence.fingerCount, direction: direction, position: sequence.firstDown.clamped,
       region: sequence.region)
-    continuous.report(gesture, into: &event)
+    recognizers.report(gesture, into: &event)
     return event
   }
 
@@ -779,15 +802,15 @@ struct GestureArbiter {
     let swipeInTime = now - sequence.startTime <= thresholds.swipeMaxDuration
     for fingers in sequence.fingerCount...max(sequence.fingerCount, last) {
       let b = index.sequence(region: sequence.region, fingers: fingers)
-      if tap.state == .possible, !b.taps.isEmpty { return true }
-      if swipe.state == .possible, swipeInTime,
+      if recognizers.tap.isPossible, !b.taps.isEmpty { return true }
+      if recognizers.swipe.isPossible, swipeInTime,
         b.swipes.contains(where: { candidate in candidate.edge.map { isNear($0, start) } ?? true })
       {
         return true
       }
       guard !lifted else { continue }
-      if longPress.state == .possible, b.longPress != nil { return true }
-      for kind in GestureKind.continuous where b.continuousKinds.contains(kind) && continuous.isPossible(kind) {
+      if recognizers.longPress.isPossible, b.longPress != nil { return true }
+      for kind in GestureKind.continuous where b.continuousKinds.contains(kind) && recognizers.isPossible(kind) {
         return true
       }
     }
