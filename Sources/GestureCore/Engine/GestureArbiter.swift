@@ -52,6 +52,8 @@ struct GestureArbiter {
   /// (set with `levels`, so that a frame need not look for the runs).
   private var levelRunEnds: [Int] = []
   private var recognizers = RecognizerTable()
+  /// The sequence's fingers measured from its reference: what the measures read.
+  private var track = MotionTrack()
   private var multiTap = MultiTapRecognizer()
   private var now = Timestamp(microseconds: 0) {
     didSet { tracer.now = now }
@@ -447,6 +449,8 @@ struct GestureArbiter {
   /// take their reference afresh and the step levels restart from 0.
   private mutating func fingersLanded(into output: inout [GestureEvent]) {
     bound = index.sequence(region: sequence.region, fingers: sequence.fingerCount)
+    track.quantities = MotionTrack.quantities(for: bound.continuousKinds)
+    track.restart(sequence.fingers, geometry: geometry, at: now)
     var landed = RecognizerActions.Landed(fingers: sequence.fingers, geometry: geometry)
     forEachRecognizer(&landed, into: &output)
     levels.removeAll(keepingCapacity: true)
@@ -611,8 +615,9 @@ struct GestureArbiter {
   /// A closed sequence fires nothing more, steps nor ends: nothing reads its measures.
   @inline(__always)  // Once per frame, from `process`.
   private mutating func followContinuous(into output: inout [GestureEvent]) {
-    guard !bound.continuousKinds.isEmpty, !state.isClosed else { return }
-    recognizers.frame(sequence.fingers, geometry: geometry, kinds: bound.continuousKinds)
+    guard !track.quantities.isEmpty, !state.isClosed else { return }
+    track.follow(sequence.fingers, geometry: geometry, at: now)
+    recognizers.frame(track, geometry: geometry, kinds: bound.continuousKinds)
     evaluateContinuous(into: &output)
   }
 

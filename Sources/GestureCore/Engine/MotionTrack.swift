@@ -126,6 +126,15 @@ struct MotionTrack {
   }
 
   var quantities: Quantities = []
+
+  /// What the measures of `kinds` read.
+  static func quantities(for kinds: GestureKindSet) -> Quantities {
+    var needs = Quantities()
+    if kinds.contains(.pan) { needs.insert(.centroid) }
+    if kinds.contains(.pinch) { needs.insert(.span) }
+    if kinds.contains(.rotate) { needs.insert(.turn) }
+    return needs
+  }
   /// Valid after `restart`: the reference of the sequence's continuous gestures.
   private(set) var reference = MotionReference(centroid: Point(x: 0, y: 0), span: 0, turn: 0)
   /// The fingers' centroid (each counted finger, lifted ones where they lifted).
