@@ -176,12 +176,17 @@ struct StreamEmitterTests {
   @Test func aCancelIsCancelledAndAnIdleStreamEndsNothing() {
     var streams = GestureStreams()
     var events: [GestureStreamEvent] = []
-    #expect(streams.with(.pan) { $0.end(.fingers, frame, into: &events) } == nil)
-    #expect(streams.with(.tap) { $0.begin(StreamValues(), frame, into: &events) } == nil)
-    _ = streams.with(.rotate) { $0.begin(StreamValues(angle: 20), frame, into: &events) }
+    var tracer = Tracer()
+    tracer.isOn = true
+    #expect(streams.begin(.tap, StreamValues(), frame, into: &events) == nil)
+    _ = streams.begin(.rotate, StreamValues(angle: 20), frame, into: &events)
+    _ = streams.begin(.pan, StreamValues(angle: 20), frame, into: &events)
     #expect(streams.anyStreaming && streams[.rotate]?.isStreaming == true)
-    _ = streams.with(.rotate) { $0.end(.cancel, frame, into: &events) }
-    #expect(events.map(\.phase) == [.began, .cancelled] && events.last?.reason == .cancel)
-    #expect(!streams.anyStreaming)
+    streams.end(.cancel, sparing: GestureKindSet([.pan]), frame, into: &events, trace: &tracer)
+    #expect(events.map(\.phase) == [.began, .began, .cancelled] && events.last?.reason == .cancel)
+    #expect(events.last?.gesture == .rotate)
+    #expect(tracer.lines == ["0.000000 rotate stream: streaming → cancelled → over (cancel)"])
+    streams.end(.lift, frame, into: &events, trace: &tracer)
+    #expect(events.last?.phase == .ended && events.last?.gesture == .pan && !streams.anyStreaming)
   }
 }

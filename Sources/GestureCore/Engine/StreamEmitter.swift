@@ -105,31 +105,12 @@ struct GestureStreams {
   private(set) var rotate = StreamEmitter(kind: .rotate)
   private(set) var longPress = StreamEmitter(kind: .longPress)
 
-  /// Whether `kind` has a stream.
-  static func streams(_ kind: GestureKind) -> Bool {
-    switch kind {
-    case .pan, .pinch, .rotate, .longPress: true
-    case .tap, .swipe: false
-    }
-  }
-
   subscript(kind: GestureKind) -> StreamEmitter? {
     switch kind {
     case .pan: pan
     case .pinch: pinch
     case .rotate: rotate
     case .longPress: longPress
-    case .tap, .swipe: nil
-    }
-  }
-
-  /// Runs `body` on `kind`'s emitter, if it has one.
-  mutating func with<R>(_ kind: GestureKind, _ body: (inout StreamEmitter) -> R?) -> R? {
-    switch kind {
-    case .pan: body(&pan)
-    case .pinch: body(&pinch)
-    case .rotate: body(&rotate)
-    case .longPress: body(&longPress)
     case .tap, .swipe: nil
     }
   }
@@ -141,5 +122,44 @@ struct GestureStreams {
     pinch.reset()
     rotate.reset()
     longPress.reset()
+  }
+
+  /// `kind` was recognized (a long press: it fired); nil for a kind without a stream.
+  mutating func begin(
+    _ kind: GestureKind, _ values: StreamValues, _ frame: StreamEmitter.Frame, into events: inout [GestureStreamEvent]
+  ) -> Transition<StreamEmitter.State>? {
+    switch kind {
+    case .pan: pan.begin(values, frame, into: &events)
+    case .pinch: pinch.begin(values, frame, into: &events)
+    case .rotate: rotate.begin(values, frame, into: &events)
+    case .longPress: longPress.begin(values, frame, into: &events)
+    case .tap, .swipe: nil
+    }
+  }
+
+  /// A frame: pan, pinch and rotate take `values` (measured from the sequence's reference),
+  /// the long press `longPressValues` (from where it fired).
+  mutating func change(
+    _ values: StreamValues, longPress longPressValues: StreamValues, _ frame: StreamEmitter.Frame,
+    into events: inout [GestureStreamEvent]
+  ) {
+    pan.change(values, frame, into: &events)
+    pinch.change(values, frame, into: &events)
+    rotate.change(values, frame, into: &events)
+    longPress.change(longPressValues, frame, into: &events)
+  }
+
+  /// Ends every stream going, except those of `sparing`; calls `trace` with each kind's
+  /// transition.
+  mutating func end(
+    _ reason: EndReason, sparing: GestureKindSet = GestureKindSet(), _ frame: StreamEmitter.Frame,
+    into events: inout [GestureStreamEvent], trace: inout Tracer
+  ) {
+    if !sparing.contains(.pan) { trace.record("pan stream", pan.end(reason, frame, into: &events)) }
+    if !sparing.contains(.pinch) { trace.record("pinch stream", pinch.end(reason, frame, into: &events)) }
+    if !sparing.contains(.rotate) { trace.record("rotate stream", rotate.end(reason, frame, into: &events)) }
+    if !sparing.contains(.longPress) {
+      trace.record("long-press stream", longPress.end(reason, frame, into: &events))
+    }
   }
 }
