@@ -242,4 +242,24 @@ struct IndependentRegionTests {
     #expect(ends.allSatisfy { $0.endReason == .cancel })
     #expect(out.filter { $0.endSteps == nil }.allSatisfy { $0.endReason == nil })
   }
+
+  @Test func aTapChainInAnIndependentRegionIsSeenByTheBatchedReading() throws {
+    var engine = try #require(
+      DeviceEngine(
+        device: TestPanel.device, profile: profile([bind(.tap, taps: 2)], regions: halves(independent: true))))
+    var out: [GestureEvent] = []
+    var t = Touches()
+    t.tap(150, 50, at: 0, duration: 60)
+    for event in t.events { engine.handle(event, into: &out) }
+    // The chain waits for its second tap: its gap's end can fire, moves cannot yet.
+    #expect(engine.nextFiringDeadline == Timestamp(microseconds: 360_000))
+    #expect(!engine.firesBetweenContactChanges)
+    var second = Touches()
+    second.down(1, 150, 50, at: 100)
+    for event in second.events { engine.handle(event, into: &out) }
+    // The second tap is under way: sliding beyond the slop would end the chain at once.
+    #expect(engine.firesBetweenContactChanges)
+    #expect(engine.frameSequence == 2)
+    #expect(out.isEmpty)
+  }
 }
