@@ -111,10 +111,27 @@ struct SequenceArbiter {
   }
 
   /// Moves what was traced, counted and decided since the last call to the engine's own.
+  @inline(__always)
   mutating func flush(
     into tracer: inout Tracer, impossibleInputs: inout Int, dispositions: inout [SequenceDisposition],
     streamEvents: inout [GestureStreamEvent]
   ) {
+    if self.tracer.isOn || self.tracer.keepsRecords { flushTrace(into: &tracer) }
+    if self.impossibleInputs != 0 {
+      impossibleInputs += self.impossibleInputs
+      self.impossibleInputs = 0
+    }
+    if forwarding, !self.dispositions.isEmpty {
+      dispositions.append(contentsOf: self.dispositions)
+      self.dispositions.removeAll(keepingCapacity: true)
+    }
+    if reportsStream, !self.streamEvents.isEmpty {
+      streamEvents.append(contentsOf: self.streamEvents)
+      self.streamEvents.removeAll(keepingCapacity: true)
+    }
+  }
+
+  private mutating func flushTrace(into tracer: inout Tracer) {
     if !self.tracer.lines.isEmpty {
       tracer.lines.append(contentsOf: self.tracer.lines)
       self.tracer.lines.removeAll(keepingCapacity: true)
@@ -122,18 +139,6 @@ struct SequenceArbiter {
     if !self.tracer.records.isEmpty {
       tracer.records.append(contentsOf: self.tracer.records)
       self.tracer.records.removeAll(keepingCapacity: true)
-    }
-    if self.impossibleInputs != 0 {
-      impossibleInputs += self.impossibleInputs
-      self.impossibleInputs = 0
-    }
-    if !self.dispositions.isEmpty {
-      dispositions.append(contentsOf: self.dispositions)
-      self.dispositions.removeAll(keepingCapacity: true)
-    }
-    if !self.streamEvents.isEmpty {
-      streamEvents.append(contentsOf: self.streamEvents)
-      self.streamEvents.removeAll(keepingCapacity: true)
     }
   }
 
