@@ -50,7 +50,7 @@ extension Recognizer {
 }
 
 /// Something the arbiter does to every recognizer of a sequence in turn (see
-/// `GestureArbiter.forEachRecognizer`): generic, so that each kind's call is specialized and
+/// `SequenceArbiter.forEachRecognizer`): generic, so that each kind's call is specialized and
 /// inlined rather than dispatched through an existential.
 protocol RecognizerAction {
   mutating func apply<R: Recognizer>(to recognizer: inout R) -> Transition<R.State>?

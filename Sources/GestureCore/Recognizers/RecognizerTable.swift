@@ -1,5 +1,5 @@
 /// Every recognizer of one touch sequence, one per gesture kind: the kind table. The arbiter
-/// goes through it with `GestureArbiter.forEachRecognizer` (every kind, in this order: the
+/// goes through it with `SequenceArbiter.forEachRecognizer` (every kind, in this order: the
 /// order their transitions are traced in) and, for a frame's measures and steps, through
 /// `forEachContinuousKind` (pan, pinch, rotate: the order one frame's steps fire in).
 struct RecognizerTable {
