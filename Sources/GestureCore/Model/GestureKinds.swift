@@ -67,7 +67,7 @@ public enum PayloadField: Hashable, Sendable {
 
 /// Everything that differs between gesture kinds, in one table: the config validator, the
 /// arbiter, replay's JSON and the action environment all read it, so a new continuous kind
-/// is its `GestureMeasure` file, an entry here and its line in `ContinuousRecognizers`.
+/// is its `GestureMeasure` file, an entry here and its field in `RecognizerTable`.
 public struct GestureTraits: Hashable, Sendable {
   /// The directions a binding may name; empty when the kind takes none.
   public var directions: [Direction]

@@ -102,7 +102,7 @@ struct ContinuousRecognizer<Measure: GestureMeasure> {
     return move(to: .failed(.wrongFingerCount), on: "finger count fixed")
   }
 
-  @inline(__always)  // See ContinuousRecognizers.update.
+  @inline(__always)  // See RecognizerTable.frame.
   mutating func update(_ fingers: [SequenceFinger], geometry: PanelGeometry) {
     guard isLive else { return }
     measure?.update(fingers, geometry: geometry)
@@ -123,6 +123,26 @@ struct ContinuousRecognizer<Measure: GestureMeasure> {
   private mutating func move(to new: State, on event: StaticString) -> Transition<State> {
     defer { state = new }
     return Transition(from: state, event: event, to: new)
+  }
+}
+
+extension ContinuousRecognizer: Recognizer {
+  static var kind: GestureKind { Measure.kind }
+
+  /// Neither failed nor recognized: it may still be recognized.
+  var isPossible: Bool { state == .waiting || state == .tracking }
+
+  mutating func landed(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Transition<State>? {
+    fingersLanded(fingers, geometry: geometry)
+  }
+
+  @inline(__always)  // Once per frame for each bound kind, from the arbiter's frame.
+  mutating func frame(_ fingers: [SequenceFinger], geometry: PanelGeometry) {
+    update(fingers, geometry: geometry)
+  }
+
+  mutating func lifted(_ finger: SequenceFinger, in context: RecognizerContext) -> Transition<State>? {
+    fail(.lifted)
   }
 }
 

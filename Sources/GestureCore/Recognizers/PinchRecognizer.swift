@@ -17,7 +17,7 @@ struct PinchMeasure: GestureMeasure {
     return .success(PinchMeasure(baseline: span))
   }
 
-  @inline(__always)  // See ContinuousRecognizers.update.
+  @inline(__always)  // See RecognizerTable.frame.
   mutating func update(_ fingers: [SequenceFinger], geometry: PanelGeometry) {
     scale = geometry.distance(fingers[0].current, fingers[1].current) / baseline
     logScale = naturalLog(scale)

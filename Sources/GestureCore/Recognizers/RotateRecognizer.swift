@@ -17,7 +17,7 @@ struct RotateMeasure: GestureMeasure {
     return atan2Degrees(d.dy, d.dx)
   }
 
-  @inline(__always)  // See ContinuousRecognizers.update.
+  @inline(__always)  // See RecognizerTable.frame.
   mutating func update(_ fingers: [SequenceFinger], geometry: PanelGeometry) {
     let heading = Self.heading(fingers, geometry)
     var delta = heading - lastHeading

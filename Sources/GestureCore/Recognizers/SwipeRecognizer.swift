@@ -63,3 +63,9 @@ struct SwipeRecognizer {
     return Transition(from: state, event: event, to: new)
   }
 }
+
+extension SwipeRecognizer: Recognizer {
+  static let kind = GestureKind.swipe
+
+  var isPossible: Bool { state == .possible }
+}

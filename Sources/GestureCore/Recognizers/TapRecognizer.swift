@@ -49,6 +49,28 @@ struct TapRecognizer {
   }
 }
 
+extension TapRecognizer: Recognizer {
+  static let kind = GestureKind.tap
+
+  var isPossible: Bool { state == .possible }
+
+  mutating func moved(_ finger: inout SequenceFinger, travel: Double, in context: RecognizerContext)
+    -> Transition<State>?
+  {
+    guard state == .possible else { return nil }
+    return context.tapRule.fingerMoved(&finger, travel: travel, at: context.now, liftStarted: context.liftStarted)
+      .flatMap { fail($0) }
+  }
+
+  mutating func lifted(_ finger: SequenceFinger, in context: RecognizerContext) -> Transition<State>? {
+    context.tapRule.fingerLifted(finger, at: context.now, liftStarted: context.liftStarted).flatMap { fail($0) }
+  }
+
+  func deadline(start: Timestamp, thresholds: Thresholds) -> Timestamp? {
+    state == .possible ? start + thresholds.tapMaxDuration : nil
+  }
+}
+
 /// A recognizer's state change, kept for the engine's verbose trace.
 struct Transition<State> {
   var from: State
