@@ -100,8 +100,7 @@ struct MotionSampler {
   }
 }
 
-/// What the continuous measures read of a frame: a few numbers rather than the track, which
-/// passed as an argument beside the arbiter's mutation was copied at every frame.
+/// What the continuous measures read of one frame of the track.
 struct MotionFrame {
   /// The centroid's offset from the reference, mm.
   var dx: Double
@@ -243,6 +242,7 @@ struct MotionTrack {
   }
 
   /// The mean of the fingers' current positions, as `PanMeasure` takes it.
+  @inline(__always)  // Into `follow`, so that the geometry is read where it is.
   static func centroid(_ fingers: [SequenceFinger]) -> Point {
     var x = 0.0
     var y = 0.0
@@ -254,6 +254,7 @@ struct MotionTrack {
     return Point(x: x / n, y: y / n)
   }
 
+  @inline(__always)  // Into `follow`, so that the geometry is read where it is.
   static func span(_ fingers: [SequenceFinger], centroid: Point, geometry: PanelGeometry) -> Double {
     switch fingers.count {
     case 0, 1: return 0
@@ -265,6 +266,7 @@ struct MotionTrack {
     }
   }
 
+  @inline(__always)  // Into `follow`, so that the geometry is read where it is.
   static func heading(_ fingers: [SequenceFinger], _ geometry: PanelGeometry) -> Double {
     let d = geometry.millimetres(from: fingers[0].current, to: fingers[1].current)
     return atan2Degrees(d.dy, d.dx)
