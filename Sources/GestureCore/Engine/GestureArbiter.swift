@@ -44,9 +44,7 @@ struct GestureArbiter {
   var independentSequences: Int { independent.count }
   /// The number of the last sequence begun, on any route.
   private var lastSequence = 0
-  private var now = Timestamp(microseconds: 0) {
-    didSet { tracer.now = now }
-  }
+  private var now = Timestamp(microseconds: 0)
   private var tracer = Tracer()
 
   /// Recognizer transitions, as text, when `tracing` is on (the daemon's --verbose).
@@ -198,12 +196,16 @@ struct GestureArbiter {
     }
   }
 
+  @inline(__always)
   private mutating func setNow(_ time: Timestamp) {
     now = time
     shared.now = time
-    if !independent.isEmpty {
-      for k in independent.indices { independent[k].now = time }
-    }
+    if !independent.isEmpty { setIndependentNow(time) }
+  }
+
+  @inline(never)
+  private mutating func setIndependentNow(_ time: Timestamp) {
+    for k in independent.indices { independent[k].now = time }
   }
 
   // MARK: Frames
@@ -383,6 +385,7 @@ struct GestureArbiter {
   /// Call as `if tracer.isOn { note(…) }` so that nothing is formatted when the trace is off.
   private mutating func note(_ message: String) {
     flushAll()
+    tracer.now = now
     tracer.note(message)
   }
 
@@ -390,10 +393,7 @@ struct GestureArbiter {
   /// the sequences traced before it.
   private mutating func impossible(_ message: @autoclosure () -> String) {
     impossibleInputs += 1
-    if tracer.isOn {
-      flushAll()
-      tracer.note("impossible input: \(message())")
-    }
+    if tracer.isOn { note("impossible input: \(message())") }
   }
 
   private mutating func flushAll() {

@@ -446,22 +446,11 @@ struct SequenceArbiter {
   // MARK: Recognition
 
   /// `action` on every recognizer of the table, in its order; each transition is traced.
+  /// The tap goes first, and its outcome reaches the tap chain before the others hear of it.
   @inline(__always)
   private mutating func forEachRecognizer<A: RecognizerAction>(_ action: inout A, into output: inout [GestureEvent]) {
-    apply(&action, to: \.recognizers.tap, into: &output)
-    apply(&action, to: \.recognizers.longPress, into: &output)
-    apply(&action, to: \.recognizers.swipe, into: &output)
-    apply(&action, to: \.recognizers.pan, into: &output)
-    apply(&action, to: \.recognizers.pinch, into: &output)
-    apply(&action, to: \.recognizers.rotate, into: &output)
-  }
-
-  @inline(__always)
-  private mutating func apply<A: RecognizerAction, R: Recognizer>(
-    _ action: inout A, to recognizer: WritableKeyPath<SequenceArbiter, R>, into output: inout [GestureEvent]
-  ) {
-    guard action.includes(R.kind), let t = action.apply(to: &self[keyPath: recognizer]) else { return }
-    changed(t, of: R.self, into: &output)
+    if recognizers.applyToTap(&action, trace: &tracer) { tapSettled(into: &output) }
+    recognizers.applyToTheOthers(&action, trace: &tracer)
   }
 
   /// A recognizer moved: traced, and a tap's outcome goes on to the tap chain.
