@@ -136,7 +136,7 @@ struct GestureArbiter {
     var next = Int64.max
     var found = false
     shared.earliestDue(&next, &found)
-    for k in independent.indices where independent[k].route != nil { independent[k].earliestDue(&next, &found) }
+    if !independent.isEmpty { independentEarliestDue(&next, &found) }
     for contact in contacts where !contact.dropped {
       let t = contact.anchorTime + stuckContact
       if t.microseconds <= next {
@@ -145,6 +145,11 @@ struct GestureArbiter {
       }
     }
     return found ? Timestamp(microseconds: next) : nil
+  }
+
+  @inline(never)
+  private mutating func independentEarliestDue(_ next: inout Int64, _ found: inout Bool) {
+    for k in independent.indices where independent[k].route != nil { independent[k].earliestDue(&next, &found) }
   }
 
   /// Runs everything due at or before `time`, in time order.
@@ -196,7 +201,9 @@ struct GestureArbiter {
   private mutating func setNow(_ time: Timestamp) {
     now = time
     shared.now = time
-    for k in independent.indices { independent[k].now = time }
+    if !independent.isEmpty {
+      for k in independent.indices { independent[k].now = time }
+    }
   }
 
   // MARK: Frames
@@ -214,11 +221,13 @@ struct GestureArbiter {
     if frameSequence == nil, !independent.isEmpty {
       frameSequence = independent.first { $0.route != nil && $0.state.isActive }?.sequence.number
     }
+    // What the sequences trace and decide is taken once, after the frame: a sequence's lines
+    // stay together, and the shared sequence's come in the order they happened.
     for change in changes {
       switch change.phase {
       case .began: began(change, into: &output)
       case .moved: moved(change, into: &output)
-      case .ended, .cancelled: ended(change, into: &output)
+      case .ended, .cancelled: ended(change, frame: changes, into: &output)
       }
     }
     shared.frameEnded(into: &output)
@@ -268,13 +277,11 @@ struct GestureArbiter {
     if k == 0 {
       shared.liveContacts += 1
       if shared.began(change, number: &lastSequence, into: &output) { frameSequence = lastSequence }
-      flushShared()
     } else {
       independent[k - 1].liveContacts += 1
       if independent[k - 1].began(change, number: &lastSequence, into: &output), frameSequence == nil {
         frameSequence = lastSequence
       }
-      flushIndependent(k - 1)
     }
   }
 
@@ -316,11 +323,21 @@ struct GestureArbiter {
     if k == 0 {
       shared.moved(change, likely: c, into: &output)
     } else {
-      independent[k - 1].moved(change, likely: c, into: &output)
+      independentMoved(k - 1, change, likely: c, into: &output)
     }
   }
 
-  private mutating func ended(_ change: ContactChange, into output: inout [GestureEvent]) {
+  @inline(never)
+  private mutating func independentMoved(
+    _ k: Int, _ change: ContactChange, likely c: Int, into output: inout [GestureEvent]
+  ) {
+    independent[k].moved(change, likely: c, into: &output)
+  }
+
+  /// `frame`: every change of the frame `change` is in.
+  private mutating func ended(
+    _ change: ContactChange, frame: UnsafeBufferPointer<ContactChange>, into output: inout [GestureEvent]
+  ) {
     guard let c = contacts.firstIndex(where: { $0.id == change.id }) else {
       impossible("contact \(change.id) lifted without landing")
       return
@@ -329,13 +346,11 @@ struct GestureArbiter {
     guard !contact.dropped else { return }
     if contact.sequence == 0 {
       shared.liveContacts -= 1
-      shared.ended(change, into: &output)
-      flushShared()
+      shared.ended(change, frame: frame, into: &output)
     } else {
       let k = contact.sequence - 1
       independent[k].liveContacts -= 1
-      independent[k].ended(change, into: &output)
-      flushIndependent(k)
+      independent[k].ended(change, frame: frame, into: &output)
     }
   }
 
@@ -370,12 +385,22 @@ struct GestureArbiter {
 
   /// Call as `if tracer.isOn { note(…) }` so that nothing is formatted when the trace is off.
   private mutating func note(_ message: String) {
+    flushAll()
     tracer.note(message)
   }
 
-  /// Counts an input that cannot happen; the message is only built when tracing.
+  /// Counts an input that cannot happen; the message is only built when tracing, after what
+  /// the sequences traced before it.
   private mutating func impossible(_ message: @autoclosure () -> String) {
     impossibleInputs += 1
-    if tracer.isOn { tracer.note("impossible input: \(message())") }
+    if tracer.isOn {
+      flushAll()
+      tracer.note("impossible input: \(message())")
+    }
+  }
+
+  private mutating func flushAll() {
+    flushShared()
+    for k in independent.indices { flushIndependent(k) }
   }
 }
