@@ -78,6 +78,21 @@ public enum ConfigRules {
     )
   }
 
+  /// The directions a long press may drag in after it fires.
+  public static let holdAndDragDirections: [Direction] = [.up, .down, .left, .right]
+
+  /// A long press with `direction` but no `step`.
+  public static let holdAndDragWithoutStep = RuleViolation(
+    "a long-press 'direction' needs a 'step'",
+    hint:
+      "with both, the fingers' drag after the long press fires a step per 'step' moved, e.g. step: 10mm; without both it fires once"
+  )
+
+  /// A long press with `step` but no `direction`.
+  public static let holdAndDragWithoutDirection = RuleViolation(
+    "a long-press 'step' needs a 'direction'",
+    hint: "the way the fingers drag after the long press: one of up, down, left, right")
+
   /// A warning: an edge swipe that moves towards its own edge.
   public static func edgeSwipe(from edge: Edge, moving direction: Direction) -> RuleViolation? {
     let leaves =
@@ -136,6 +151,14 @@ public enum ConfigRules {
   /// lengths keep every product of them finite.
   public static let maximumMillimetres = 10_000.0
 
+  /// The fastest speed, 10 m/s: no finger moves faster on a panel, so more is a typo.
+  public static let maximumMillimetresPerSecond = 10_000.0
+
+  /// A speed above `maximumMillimetresPerSecond`, written `text`.
+  public static func speedTooHigh(_ text: String) -> RuleViolation {
+    RuleViolation("'\(text)' is faster than 10 m/s", hint: "speeds are 0 to 10000mm/s (1000cm/s)")
+  }
+
   /// A duration above `maximumDuration`, written `text`.
   public static func durationTooLong(_ text: String) -> RuleViolation {
     RuleViolation("'\(text)' is longer than 24 hours", hint: "durations are 0 to 86400s (24 hours)")
@@ -167,6 +190,20 @@ public enum ConfigRules {
   public static let tooManyRegions = RuleViolation(
     "a profile has at most \(maximumRegions) regions; this is one more",
     hint: "regions are areas of the panel a binding can name; merge or remove some")
+
+  /// `independent: true` on a region without an area of its own.
+  public static let independentWithoutArea = RuleViolation(
+    "an independent region needs an 'area'",
+    hint:
+      "contacts that land in its area form their own touch sequences; give it a part of the panel, e.g. area: { x: 0, y: 0, width: 0.5, height: 1 }"
+  )
+
+  /// `forward: true` on a profile with an independent region: forwarding follows one touch
+  /// sequence per panel, and an independent region runs several at once.
+  public static let forwardWithIndependentRegions = RuleViolation(
+    "'forward: true' cannot be combined with independent regions",
+    hint: "forwarding passes on the touches of one sequence per panel; remove 'forward' or the regions' 'independent'"
+  )
 
   /// A region name already given at `line`.
   public static func repeatedRegion(_ name: String, line: Int) -> RuleViolation {

@@ -20,7 +20,7 @@ struct ConfigValidator {
   ]
   static let matchKeys = ["name", "vendor", "product", "udev", "virtual"]
   static let sizeKeys = ["width", "height"]
-  static let regionKeys = ["name", "area"]
+  static let regionKeys = ["name", "area", "independent"]
   static let areaKeys = ["x", "y", "width", "height"]
   static let bindingKeys = [
     "gesture", "taps", "fingers", "direction", "edge", "region", "step", "run", "end", "name",
@@ -123,6 +123,7 @@ struct ConfigValidator {
         if let distance = reader.distance(entry) { result.swipeMinDistance = distance }
       case "swipe-max-duration":
         if let time = reader.duration(entry) { result.swipeMaxDuration = time }
+      case "swipe-min-speed": if let speed = reader.speed(entry) { result.swipeMinSpeed = speed }
       case "swipe-angle":
         guard let angle = reader.angle(entry) else { continue }
         if let problem = ConfigRules.swipeAngle(angle) {
@@ -289,6 +290,9 @@ struct ConfigValidator {
           hint: "remove 'grab': forward takes the panel and passes every other touch on through a clone")
       }
       profile.grab = true
+      if profile.regions.contains(where: \.independent) {
+        reader.error(value, ConfigRules.forwardWithIndependentRegions)
+      }
     }
     if let value = fields["environment"], let environment = environment(value) {
       actions.environment = environment
@@ -485,6 +489,7 @@ struct ConfigValidator {
         continue
       }
       let area = fields["area"].map { self.area($0) } ?? .whole
+      let independent = fields["independent"].flatMap { self.independent($0, area: fields["area"]) } ?? false
       guard let nameValue = fields["name"] else {
         reader.error(item, "a region needs a 'name'", hint: "bindings refer to regions by name")
         continue
@@ -502,10 +507,22 @@ struct ConfigValidator {
       // A region with a broken area is still known by name, so bindings naming it do not
       // produce a second, misleading "unknown region" error.
       indexOfName[name] = regions.count
-      regions.append(Region(name: name, area: area ?? .whole))
+      regions.append(Region(name: name, area: area ?? .whole, independent: independent))
       lines.append(item.line)
     }
     return regions
+  }
+
+  /// `independent:`; only a region with an area of its own may be independent, since one
+  /// covering the whole panel would take every touch from the panel's shared sequence.
+  private mutating func independent(_ value: Value, area: Value?) -> Bool? {
+    guard let independent = reader.bool(value) else { return nil }
+    guard independent else { return false }
+    guard let area, !area.node.isNull else {
+      reader.error(value, ConfigRules.independentWithoutArea)
+      return nil
+    }
+    return true
   }
 
   /// Fractions of the panel as the user sees it; all four keys are required so that an
@@ -670,9 +687,10 @@ struct ConfigValidator {
     }
 
     let step = self.step(fields["step"], gesture: gesture, item: item)
+    if gesture == .longPress { pairHoldAndDrag(direction: fields["direction"], step: fields["step"]) }
     var end: String? = nil
     if let value = fields["end"] {
-      if let gesture, gesture.traits.stepUnit == nil {
+      if let gesture, Self.stepUnit(of: gesture) == nil {
         reader.error(
           value, "'end' applies only to step bindings, not to \(gesture.rawValue)",
           hint: "remove 'end'")
@@ -705,15 +723,38 @@ struct ConfigValidator {
     return (binding, action)
   }
 
+  /// A long press drags (steps) only with both `direction` and `step`; either alone is a
+  /// half-written binding.
+  private mutating func pairHoldAndDrag(direction: Value?, step: Value?) {
+    switch (direction, step) {
+    case (let direction?, nil): reader.error(direction, ConfigRules.holdAndDragWithoutStep)
+    case (nil, let step?): reader.error(step, ConfigRules.holdAndDragWithoutDirection)
+    default: break
+    }
+  }
+
+  /// The directions a binding of `gesture` may name. Long press is spelled out here rather
+  /// than read from the kind table: its directions are optional (hold and drag), which the
+  /// table's "needs one of these" cannot say.
+  static func directions(of gesture: GestureKind) -> [Direction] {
+    gesture == .longPress ? ConfigRules.holdAndDragDirections : gesture.traits.directions
+  }
+
+  /// What `step:` of a binding of `gesture` is measured in; a long press's drag steps as a
+  /// pan's.
+  static func stepUnit(of gesture: GestureKind) -> StepUnit? {
+    gesture == .longPress ? .millimetres : gesture.traits.stepUnit
+  }
+
   /// Swipes, pans, pinches and rotations need a direction of their own kind (the kind
-  /// table's); taps and long presses take none.
+  /// table's); a long press may take one with a step; taps take none.
   private mutating func bindingDirection(_ value: Value?, gesture: GestureKind?, item: Value)
     -> Direction?
   {
     guard let gesture else {
       return value.flatMap { reader.word($0, among: Direction.allCases, what: "a direction") }
     }
-    let allowed = gesture.traits.directions
+    let allowed = Self.directions(of: gesture)
     if allowed.isEmpty {
       if let value {
         reader.error(
@@ -723,6 +764,7 @@ struct ConfigValidator {
     }
     let names = allowed.map(\.rawValue).joined(separator: ", ")
     guard let value else {
+      if gesture == .longPress { return nil }
       reader.error(
         item, "a \(gesture.rawValue) binding needs a 'direction'", hint: "one of \(names)")
       return nil
@@ -740,9 +782,10 @@ struct ConfigValidator {
   /// or `1cm` for pan), in that unit's range. Pan requires one.
   private mutating func step(_ value: Value?, gesture: GestureKind?, item: Value) -> Double? {
     guard let gesture else { return nil }
-    guard let unit = gesture.traits.stepUnit else {
+    guard let unit = Self.stepUnit(of: gesture) else {
       if let value {
-        let kinds = GestureKind.continuous.map(\.rawValue).joined(separator: ", ")
+        let kinds = GestureKind.allCases.filter { Self.stepUnit(of: $0) != nil }.map(\.rawValue)
+          .joined(separator: ", ")
         reader.error(
           value, "'step' applies only to \(kinds), not to \(gesture.rawValue)", hint: "remove 'step'")
       }
@@ -750,7 +793,7 @@ struct ConfigValidator {
     }
     let example = Self.stepExample(unit)
     guard let value else {
-      if gesture.traits.stepRequired {
+      if gesture != .longPress && gesture.traits.stepRequired {
         reader.error(
           item, "a \(gesture.rawValue) binding needs a 'step'",
           hint: "how far the fingers move per step, e.g. step: \(example)")

@@ -82,6 +82,33 @@ enum Units {
     }
   }
 
+  /// The fastest speed a threshold may ask for, 10 m/s: no finger moves faster on a panel,
+  /// so more is a typo.
+  static let maximumMillimetresPerSecond = ConfigRules.maximumMillimetresPerSecond
+
+  /// A speed in mm/s, written `300mm/s` or `30cm/s`; 0 is allowed (it turns a rule off).
+  static func speed(_ text: String) throws(UnitError) -> Double {
+    let (number, unit) = split(text)
+    guard let decimal = DecimalText(number), let value = Double(number) else {
+      throw UnitError(message: "'\(text)' is not a speed", hint: "write e.g. 300mm/s; speeds take mm/s or cm/s")
+    }
+    guard !decimal.negative else {
+      throw UnitError(message: "'\(text)' is negative", hint: "a speed is 0 or more")
+    }
+    switch unit {
+    case "mm/s", "cm/s":
+      let millimetresPerSecond = unit == "cm/s" ? value * 10 : value
+      guard millimetresPerSecond.isFinite, millimetresPerSecond <= maximumMillimetresPerSecond else {
+        throw UnitError(ConfigRules.speedTooHigh(text))
+      }
+      return millimetresPerSecond
+    case "":
+      throw UnitError(message: "'\(text)' needs a unit", hint: "write \(number)mm/s; speeds take mm/s or cm/s")
+    default:
+      throw UnitError(message: "'\(text)' has an unknown unit '\(unit)'", hint: "speeds take mm/s or cm/s")
+    }
+  }
+
   /// An angle in degrees, written `25deg` (or `25°`).
   static func angle(_ text: String) throws(UnitError) -> Double {
     let (number, unit) = split(text)

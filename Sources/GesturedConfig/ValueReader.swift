@@ -250,6 +250,17 @@ struct ValueReader {
     }
   }
 
+  /// A speed in mm/s, 0 or more.
+  mutating func speed(_ value: Value) -> Double? {
+    guard let text = scalarText(value, expected: "a speed such as 300mm/s") else { return nil }
+    do {
+      return try Units.speed(text)
+    } catch {
+      self.error(value, "'\(value.name)': \(error.message)", hint: error.hint)
+      return nil
+    }
+  }
+
   mutating func angle(_ value: Value) -> Double? {
     guard let text = scalarText(value, expected: "an angle such as 25deg") else { return nil }
     do {

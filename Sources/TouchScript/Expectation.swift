@@ -220,3 +220,178 @@ extension TouchScript {
     return parts.joined(separator: " ")
   }
 }
+
+/// What a script says about the continuous stream (`gestured replay --continuous`): an
+/// `expect stream` line. Every field left nil is not checked.
+///
+/// Without `count` a line matches one stream event, later than the event the previous such
+/// line matched (events between are allowed: a pan changes at every frame). With `count` it
+/// matches no event in order; the number of events anywhere that fit its other keys must
+/// be in `count`.
+public struct StreamExpectation: Hashable, Sendable, CustomStringConvertible {
+  /// The script line, for messages.
+  public var line: Int
+  public var gesture: GestureKind
+  public var phase: GestureStreamEvent.Phase
+  /// `.some(nil)`: the sequence is outside every region (`region=none`).
+  public var region: String??
+  public var fingers: Int?
+  public var reason: EndReason?
+  /// Seconds on the recording's clock.
+  public var time: Approximate?
+  public var cx: Approximate?
+  public var cy: Approximate?
+  /// Millimetres.
+  public var dx: Approximate?
+  public var dy: Approximate?
+  public var scale: Approximate?
+  /// Degrees, clockwise positive.
+  public var angle: Approximate?
+  /// mm/s.
+  public var vx: Approximate?
+  public var vy: Approximate?
+  /// Per second.
+  public var vscale: Approximate?
+  /// Degrees per second.
+  public var vangle: Approximate?
+  /// How many events fit; nil: the line matches one event, in order.
+  public var count: ClosedRange<Int>?
+
+  public init(line: Int, gesture: GestureKind, phase: GestureStreamEvent.Phase) {
+    self.line = line
+    self.gesture = gesture
+    self.phase = phase
+  }
+
+  /// Tolerances used when an `expect stream` line gives a rate without `±`; the others are
+  /// `Expectation`'s (cx, cy as positions, dx, dy as offsets).
+  public static let defaultSpeedTolerance = 15.0
+  public static let defaultScaleRateTolerance = 0.1
+  public static let defaultAngleRateTolerance = 20.0
+
+  /// The values' keys in the order of the stream's JSON lines.
+  public static let valueKeys = ["cx", "cy", "dx", "dy", "scale", "angle", "vx", "vy", "vscale", "vangle"]
+
+  /// The expected values, in the order of `valueKeys`.
+  var expectedValues: [Approximate?] { [cx, cy, dx, dy, scale, angle, vx, vy, vscale, vangle] }
+
+  /// An event's values, in the order of `valueKeys`.
+  static func actualValues(_ values: StreamValues) -> [Double] {
+    [
+      values.cx, values.cy, values.dx, values.dy, values.scale, values.angle, values.vx, values.vy, values.vscale,
+      values.vangle,
+    ]
+  }
+
+  public var description: String {
+    var parts = ["stream", gesture.rawValue, phase.rawValue]
+    if let region { parts.append("region=\(region ?? "none")") }
+    if let fingers { parts.append("fingers=\(fingers)") }
+    if let reason { parts.append("reason=\(reason.rawValue)") }
+    if let time { parts.append("time=\(time)") }
+    for (key, expected) in zip(Self.valueKeys, expectedValues) {
+      if let expected { parts.append("\(key)=\(expected)") }
+    }
+    if let count {
+      parts.append(
+        count.lowerBound == count.upperBound
+          ? "count=\(count.lowerBound)" : "count=\(count.lowerBound)..\(count.upperBound)")
+    }
+    return parts.joined(separator: " ")
+  }
+
+  /// Every way `event` differs from this expectation (`count` aside); empty when it fits.
+  public func differences(from event: GestureStreamEvent, profile: Profile) -> [String] {
+    var found: [String] = []
+    func compare(_ name: String, _ expected: Approximate?, _ actual: Double) {
+      if let expected, !expected.accepts(actual) {
+        found.append("\(name): expected \(expected), got \(Approximate.format(actual))")
+      }
+    }
+    if gesture != event.gesture { found.append("gesture: expected \(gesture.rawValue), got \(event.gesture.rawValue)") }
+    if phase != event.phase { found.append("phase: expected \(phase.rawValue), got \(event.phase.rawValue)") }
+    if let region {
+      let actual = TouchScript.regionName(event.region, profile: profile)
+      if region != actual { found.append("region: expected \(region ?? "none"), got \(actual ?? "none")") }
+    }
+    if let fingers, fingers != event.fingers { found.append("fingers: expected \(fingers), got \(event.fingers)") }
+    if let reason, reason != event.reason {
+      found.append("reason: expected \(reason.rawValue), got \(event.reason?.rawValue ?? "none")")
+    }
+    compare("time", time, Double(event.time.microseconds) / 1_000_000)
+    for (key, (expected, actual)) in zip(Self.valueKeys, zip(expectedValues, Self.actualValues(event.values))) {
+      compare(key, expected, actual)
+    }
+    return found
+  }
+}
+
+extension TouchScript {
+  /// Checks a replay's stream events against the script's `expect stream` lines: nil when
+  /// they agree or the script has none, otherwise a report naming each difference and listing
+  /// the stream.
+  public func check(stream: [GestureStreamEvent], profile: Profile) -> String? {
+    guard !streamExpectations.isEmpty || expectsNoStream else { return nil }
+    var problems: [String] = []
+    if expectsNoStream && !stream.isEmpty {
+      problems.append("expected no stream line, got \(stream.count)")
+    }
+    var next = 0
+    for expected in streamExpectations {
+      if let count = expected.count {
+        let found = stream.count { expected.differences(from: $0, profile: profile).isEmpty }
+        if !count.contains(found) {
+          problems.append("stream expect on line \(expected.line) (\(expected)): \(found) line(s) fit")
+        }
+        continue
+      }
+      if let index = stream[next...].firstIndex(where: { expected.differences(from: $0, profile: profile).isEmpty }) {
+        next = index + 1
+        continue
+      }
+      // The nearest event of the same gesture and phase, to say what differs.
+      let nearest = stream[next...].firstIndex { $0.gesture == expected.gesture && $0.phase == expected.phase }
+      let after = next == 0 ? "" : " after stream line #\(next)"
+      if let nearest {
+        problems.append(
+          "stream expect on line \(expected.line): no stream line\(after) fits; the first \(expected.gesture.rawValue) \(expected.phase.rawValue) (#\(nearest + 1)) differs in "
+            + expected.differences(from: stream[nearest], profile: profile).joined(separator: "; "))
+      } else {
+        problems.append(
+          "stream expect on line \(expected.line): no \(expected.gesture.rawValue) \(expected.phase.rawValue) line\(after)"
+        )
+      }
+    }
+    if problems.isEmpty { return nil }
+    var report = ["\(file): the replay's stream does not match the script"]
+    report += problems.map { "  " + $0 }
+    report.append("  expected:")
+    if expectsNoStream { report.append("    nothing") }
+    for expected in streamExpectations { report.append("    line \(expected.line): \(expected)") }
+    report.append("  actual:")
+    if stream.isEmpty { report.append("    nothing") }
+    let shown = 200
+    for (index, event) in stream.prefix(shown).enumerated() {
+      report.append("    #\(index + 1) \(TouchScript.describe(event, profile: profile))")
+    }
+    if stream.count > shown { report.append("    … \(stream.count - shown) more") }
+    return report.joined(separator: "\n")
+  }
+
+  /// One stream event in the words of an `expect stream` line, for reports.
+  public static func describe(_ event: GestureStreamEvent, profile: Profile) -> String {
+    var parts = ["stream", event.gesture.rawValue, event.phase.rawValue]
+    parts.append("region=\(regionName(event.region, profile: profile) ?? "none")")
+    parts.append("fingers=\(event.fingers)")
+    if let reason = event.reason { parts.append("reason=\(reason.rawValue)") }
+    parts.append("time=\(event.time)")
+    for (key, actual) in zip(StreamExpectation.valueKeys, StreamExpectation.actualValues(event.values)) {
+      parts.append("\(key)=\(Approximate.format(actual))")
+    }
+    return parts.joined(separator: " ")
+  }
+
+  static func regionName(_ region: Int?, profile: Profile) -> String? {
+    region.map { profile.regions.indices.contains($0) ? profile.regions[$0].name : "#\($0)" }
+  }
+}

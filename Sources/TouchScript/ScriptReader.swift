@@ -77,6 +77,8 @@ struct ScriptReader {
   var commands: [TouchCommand] = []
   var expectations: [Expectation] = []
   var expectNothingLine = 0
+  var streamExpectations: [StreamExpectation] = []
+  var expectNoStreamLine = 0
   var seen: [String: Int] = [:]
 
   static let commandNames = [
@@ -467,6 +469,10 @@ struct ScriptReader {
           "expect: expected a gesture (\(GestureKind.allCases.map(\.rawValue).joined(separator: ", "))) or nothing"
       )
     }
+    if first == "stream" {
+      try readStreamExpectation(line)
+      return
+    }
     if first == "nothing" {
       guard words.count == 1 else {
         throw TouchScriptError(line: n, message: "expect nothing: takes no keys")
@@ -541,6 +547,96 @@ struct ScriptReader {
     expectations.append(expectation)
   }
 
+  /// `expect stream GESTURE PHASE key=value…` or `expect stream nothing`.
+  mutating func readStreamExpectation(_ line: ScriptLine) throws(TouchScriptError) {
+    let words = line.words.dropFirst(2)
+    let n = line.number
+    let kinds = Self.streamKinds.map(\.rawValue).joined(separator: ", ")
+    let phases = GestureStreamEvent.Phase.allCases.map(\.rawValue).joined(separator: ", ")
+    guard let first = words.first else {
+      throw TouchScriptError(line: n, message: "expect stream: expected a gesture (\(kinds)) or nothing")
+    }
+    if first == "nothing" {
+      guard words.count == 1 else { throw TouchScriptError(line: n, message: "expect stream nothing: takes no keys") }
+      if !streamExpectations.isEmpty || expectNoStreamLine != 0 {
+        throw TouchScriptError(
+          line: n, message: "expect stream nothing: cannot be combined with other expect stream lines")
+      }
+      expectNoStreamLine = n
+      return
+    }
+    if expectNoStreamLine != 0 {
+      throw TouchScriptError(
+        line: n, message: "expect stream: line \(expectNoStreamLine) already says expect stream nothing")
+    }
+    guard let gesture = GestureKind(rawValue: first), Self.streamKinds.contains(gesture) else {
+      throw TouchScriptError(
+        line: n, message: "expect stream: '\(first)' has no stream; expected \(kinds) or nothing")
+    }
+    let phaseWord = words.dropFirst().first
+    guard let phaseWord, let phase = GestureStreamEvent.Phase(rawValue: phaseWord) else {
+      throw TouchScriptError(
+        line: n, message: "expect stream \(first): expected a phase (\(phases)), found '\(phaseWord ?? "")'")
+    }
+    var expectation = StreamExpectation(line: n, gesture: gesture, phase: phase)
+    var arguments = try Arguments(line: n, command: "expect stream", words: words.dropFirst(2))
+    if let region = arguments.take("region") {
+      expectation.region = .some(region == "none" ? nil : region)
+    }
+    expectation.fingers = try Self.optional(&arguments, "fingers", "a count such as 2") {
+      ScriptValue.integer($0, in: 1...100).map { Int($0) }
+    }
+    expectation.reason = try Self.optional(
+      &arguments, "reason", EndReason.allCases.map(\.rawValue).joined(separator: ", "), EndReason.init(rawValue:))
+    expectation.time = try Self.optional(&arguments, "time", "seconds such as 0.38±0.02 or 380ms±20ms") {
+      ScriptValue.approximate($0, defaultTolerance: Expectation.defaultTimeTolerance, read: Self.seconds)
+    }
+    let numbers: [(String, WritableKeyPath<StreamExpectation, Approximate?>, Double, String)] = [
+      ("cx", \.cx, Expectation.defaultPositionTolerance, "a fraction such as 0.5±0.01"),
+      ("cy", \.cy, Expectation.defaultPositionTolerance, "a fraction such as 0.5±0.01"),
+      ("dx", \.dx, Expectation.defaultOffsetTolerance, "millimetres such as 60±2"),
+      ("dy", \.dy, Expectation.defaultOffsetTolerance, "millimetres such as 60±2"),
+      ("scale", \.scale, Expectation.defaultScaleTolerance, "a number such as 2±0.05"),
+      ("angle", \.angle, Expectation.defaultAngleTolerance, "degrees such as 90±3"),
+      ("vx", \.vx, StreamExpectation.defaultSpeedTolerance, "mm/s such as 150±20"),
+      ("vy", \.vy, StreamExpectation.defaultSpeedTolerance, "mm/s such as 150±20"),
+      ("vscale", \.vscale, StreamExpectation.defaultScaleRateTolerance, "a rate per second such as 2.5±0.5"),
+      ("vangle", \.vangle, StreamExpectation.defaultAngleRateTolerance, "degrees per second such as 200±30"),
+    ]
+    for (key, keyPath, tolerance, what) in numbers {
+      expectation[keyPath: keyPath] = try Self.optional(&arguments, key, what) {
+        ScriptValue.approximate($0, defaultTolerance: tolerance) { text in
+          key.hasSuffix("angle") ? ScriptValue.angle(text) ?? ScriptValue.number(text) : ScriptValue.number(text)
+        }
+      }
+    }
+    expectation.count = try Self.optional(&arguments, "count", "a count such as 1 or a range such as 10..40") {
+      Self.countRange($0)
+    }
+    try arguments.rejectUnused(known: ["region", "fingers", "reason", "time"] + numbers.map(\.0) + ["count"])
+    streamExpectations.append(expectation)
+  }
+
+  /// The kinds that report a stream.
+  static let streamKinds: [GestureKind] = [.pan, .pinch, .rotate, .longPress]
+
+  /// Seconds, written `0.38` or `380ms`.
+  static func seconds(_ text: String) -> Double? {
+    if let micros = ScriptValue.duration(text), text.hasSuffix("s") { return Double(micros) / 1_000_000 }
+    return ScriptValue.number(text)
+  }
+
+  /// `3` or `10..40`, 0 to 1000000.
+  static func countRange(_ text: String) -> ClosedRange<Int>? {
+    let limits: ClosedRange<Int64> = 0...1_000_000
+    let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+    if parts.count == 1 { return ScriptValue.integer(text, in: limits).map { Int($0)...Int($0) } }
+    guard parts.count == 3, parts[1].isEmpty, let low = ScriptValue.integer(String(parts[0]), in: limits),
+      let high = ScriptValue.integer(String(parts[2]), in: limits), low <= high
+    else { return nil }
+    return Int(low)...Int(high)
+  }
+
   // MARK: finish
 
   func finish(file: String, lineCount: Int) throws(TouchScriptError) -> TouchScript {
@@ -558,8 +654,8 @@ struct ScriptReader {
     let events = try emitter.events(for: tracks, end: end)
     return TouchScript(
       file: file, panel: panel, device: panel.device, events: events, expectations: expectations,
-      expectsNothing: expectNothingLine != 0, configuration: configuration, seed: seed,
-      jitter: jitter,
+      expectsNothing: expectNothingLine != 0, streamExpectations: streamExpectations,
+      expectsNoStream: expectNoStreamLine != 0, configuration: configuration, seed: seed, jitter: jitter,
       samplePeriod: period)
   }
 }

@@ -25,6 +25,8 @@ import GestureCore
 //   expect tap binding=reload taps=2 fingers=1 region=main time=0.38±0.02 x=0.5±0.01 y=0.5±0.01
 //   expect pinch direction=in scale=0.75..0.8 time=380ms+-40ms   # ranges for one-sided values
 //   expect nothing                   # the replay must fire nothing at all
+//   expect stream pinch changed region=left scale=2±0.05   # a stream event, in order
+//   expect stream pinch began count=1                      # how many stream events fit
 //
 // Timing rules: a finger that lifts with a position (macros, `at T up F X Y`) reaches it one
 // sample before the lift, since the lift frame itself carries no position; `duration` is
@@ -146,6 +148,10 @@ public struct TouchScript: Sendable {
   public var expectations: [Expectation]
   /// `expect nothing`: the replay must fire nothing at all.
   public var expectsNothing: Bool
+  /// `expect stream` lines, checked against the replay's stream (`check(stream:profile:)`).
+  public var streamExpectations: [StreamExpectation] = []
+  /// `expect stream nothing`: the replay must report no stream event.
+  public var expectsNoStream = false
   /// The `config` line's path, as written (relative to the script's folder).
   public var configuration: String?
   public var seed: UInt64

@@ -432,7 +432,7 @@ struct ConfigDiagnosticsTests {
   func stepAndEndPlacement() {
     expectOneError(
       "bindings:\n  - { gesture: swipe, direction: up, step: 10mm, run: x }\n", line: 2, column: 44,
-      "'step' applies only to pan, pinch, rotate, not to swipe")
+      "'step' applies only to long-press, pan, pinch, rotate, not to swipe")
     expectOneError(
       "bindings:\n  - { gesture: pinch, direction: in, end: y, run: x }\n", line: 2, column: 43,
       "'end' needs 'step'")
@@ -459,6 +459,126 @@ struct ConfigDiagnosticsTests {
     expectOneError(
       "bindings:\n  - { gesture: tap, run: x, environment: { \"A=B\": c } }\n", line: 2, column: 44,
       "'A=B' cannot be an environment variable name")
+  }
+
+  // MARK: Several gestures at once
+
+  @Test("an independent region needs an area of its own")
+  func independentWithoutArea() {
+    expectOneError(
+      "regions:\n  - { name: left, independent: true }\nbindings: [{ gesture: tap, run: x }]\n", line: 2,
+      column: 32, "an independent region needs an 'area'", hint: "e.g. area: { x: 0, y: 0, width: 0.5, height: 1 }")
+    expectOneError(
+      "regions:\n  - { name: left, area: null, independent: true }\nbindings: [{ gesture: tap, run: x }]\n",
+      line: 2, column: 44, "an independent region needs an 'area'")
+    expectOneError(
+      "regions:\n  - { name: left, independent: yes please }\nbindings: [{ gesture: tap, run: x }]\n",
+      line: 2, column: 32, "'independent' must be true or false")
+  }
+
+  @Test("independent regions are read; 'independent: false' is the default")
+  func independentRegions() throws {
+    let configuration = try #require(
+      expectValid(
+        """
+        regions:
+          - { name: left, area: { x: 0, y: 0, width: 0.5, height: 1 }, independent: true }
+          - { name: right, area: { x: 0.5, y: 0, width: 0.5, height: 1 }, independent: false }
+          - { name: strip, area: { x: 0, y: 0, width: 1, height: 0.1 } }
+        bindings: [{ gesture: tap, region: left, run: x }]
+        """))
+    let regions = try #require(configuration.profiles.first?.regions)
+    #expect(regions.map(\.independent) == [true, false, false])
+    #expect(regions.first?.area == Area(x: 0, y: 0, width: 0.5, height: 1))
+  }
+
+  @Test("a forwarding profile with an independent region is refused, at 'forward'")
+  func forwardWithIndependentRegion() {
+    expectOneError(
+      """
+      devices:
+        - forward: true
+          regions: [{ name: left, area: { x: 0, y: 0, width: 0.5, height: 1 }, independent: true }]
+          bindings: [{ gesture: tap, run: x }]
+      """, line: 2, column: 14, "'forward: true' cannot be combined with independent regions",
+      hint: "remove 'forward' or the regions' 'independent'")
+    let plainRegions = check(
+      """
+      devices:
+        - forward: true
+          regions: [{ name: left, area: { x: 0, y: 0, width: 0.5, height: 1 } }]
+          bindings: [{ gesture: tap, run: x }]
+      """)
+    #expect(plainRegions.errors.isEmpty, "\(plainRegions.errors.map(\.description))")
+  }
+
+  @Test("the 256-region limit holds for independent regions too")
+  func independentRegionLimit() {
+    var yaml = "regions:\n"
+    for index in 0...ConfigRules.maximumRegions {
+      yaml += "  - { name: r\(index), area: { x: 0, y: 0, width: 0.5, height: 1 }, independent: true }\n"
+    }
+    yaml += "bindings: [{ gesture: tap, run: x }]\n"
+    let result = check(yaml)
+    #expect(result.errors.map(\.message) == [ConfigRules.tooManyRegions.message])
+    #expect(result.errors.first?.location.line == ConfigRules.maximumRegions + 2)
+  }
+
+  @Test("swipe-min-speed takes mm/s or cm/s, globally and per entry")
+  func swipeMinSpeed() throws {
+    let configuration = try #require(
+      expectValid(
+        """
+        thresholds: { swipe-min-speed: 250mm/s }
+        devices:
+          - { name: a, match: { name: A }, thresholds: { swipe-min-speed: 40cm/s }, bindings: [{ gesture: tap, run: x }] }
+          - { name: b, bindings: [{ gesture: tap, run: x }] }
+        """))
+    #expect(configuration.profiles.map(\.thresholds.swipeMinSpeed) == [400, 250])
+    #expect(Thresholds().swipeMinSpeed == 0)
+    expectOneError(
+      "thresholds: { swipe-min-speed: 300 }\nbindings: [{ gesture: tap, run: x }]\n", line: 1, column: 32,
+      "'swipe-min-speed': '300' needs a unit", hint: "write 300mm/s")
+    expectOneError(
+      "thresholds: { swipe-min-speed: 2km/s }\nbindings: [{ gesture: tap, run: x }]\n", line: 1, column: 32,
+      "'swipe-min-speed': '2km/s' has an unknown unit 'km/s'", hint: "speeds take mm/s or cm/s")
+    expectOneError(
+      "thresholds: { swipe-min-speed: 20000mm/s }\nbindings: [{ gesture: tap, run: x }]\n", line: 1, column: 32,
+      "'swipe-min-speed': '20000mm/s' is faster than 10 m/s")
+  }
+
+  @Test("a long press may drag: direction and step together, as a pan's")
+  func longPressHoldAndDrag() throws {
+    let result = check(
+      """
+      bindings:
+        - { gesture: long-press, run: menu }
+        - { gesture: long-press, direction: up, step: 1cm, run: louder, end: done }
+        - { gesture: long-press, direction: down, step: 5mm, run: softer }
+      """)
+    #expect(result.diagnostics.isEmpty, "\(result.diagnostics.map(\.description))")
+    let bindings = try #require(result.configuration?.profiles.first?.bindings)
+    #expect(bindings.map(\.direction) == [nil, .up, .down])
+    #expect(bindings.map(\.step) == [nil, 10, 5])
+    #expect(result.actions.first?.bindings.map(\.end) == [nil, "done", nil])
+  }
+
+  @Test("a long press with direction but no step, or the reverse, is half a drag")
+  func longPressHalfADrag() {
+    expectOneError(
+      "bindings:\n  - { gesture: long-press, direction: up, run: x }\n", line: 2, column: 39,
+      "a long-press 'direction' needs a 'step'", hint: "e.g. step: 10mm")
+    expectOneError(
+      "bindings:\n  - { gesture: long-press, step: 10mm, run: x }\n", line: 2, column: 34,
+      "a long-press 'step' needs a 'direction'", hint: "one of up, down, left, right")
+    expectOneError(
+      "bindings:\n  - { gesture: long-press, direction: in, step: 10mm, run: x }\n", line: 2, column: 39,
+      "'in' is not a long-press direction", hint: "one of up, down, left, right")
+    expectOneError(
+      "bindings:\n  - { gesture: long-press, direction: up, step: 10%, run: x }\n", line: 2, column: 49,
+      "but a long-press step is a distance")
+    expectOneError(
+      "bindings:\n  - { gesture: long-press, end: y, run: x }\n", line: 2, column: 33, "'end' needs 'step'")
   }
 
   // MARK: Uniqueness and order

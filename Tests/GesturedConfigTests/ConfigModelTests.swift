@@ -195,6 +195,7 @@ struct ConfigModelTests {
           finger-landing: 80ms
           swipe-min-distance: 5%
           swipe-max-duration: 600ms
+          swipe-min-speed: 30cm/s
           swipe-angle: 45deg
           pinch-in: 0.75
           pinch-out: 1.3
@@ -212,6 +213,7 @@ struct ConfigModelTests {
     expected.fingerLanding = 80_000
     expected.swipeMinDistance = .percentOfDiagonal(5)
     expected.swipeMaxDuration = 600_000
+    expected.swipeMinSpeed = 300
     expected.swipeAngle = 45
     expected.pinchIn = 0.75
     expected.pinchOut = 1.3

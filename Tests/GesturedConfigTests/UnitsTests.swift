@@ -63,6 +63,23 @@ struct UnitsTests {
     #expect(throws: UnitError.self) { try Units.angle("0.4rad") }
   }
 
+  @Test("speeds: mm/s or cm/s, 0 to 10000mm/s")
+  func speeds() throws {
+    #expect(try Units.speed("300mm/s") == 300)
+    #expect(try Units.speed("0mm/s") == 0)
+    #expect(try Units.speed("12.5cm/s") == 125)
+    #expect(try Units.speed("1000cm/s") == 10_000)
+    #expect(throws: UnitError(message: "'300' needs a unit", hint: "write 300mm/s; speeds take mm/s or cm/s")) {
+      try Units.speed("300")
+    }
+    #expect(
+      throws: UnitError(message: "'10001mm/s' is faster than 10 m/s", hint: "speeds are 0 to 10000mm/s (1000cm/s)")
+    ) { try Units.speed("10001mm/s") }
+    for text in ["-1mm/s", "3mm", "3m/s", "fast", "1e400mm/s"] {
+      #expect(throws: UnitError.self, "\(text)") { try Units.speed(text) }
+    }
+  }
+
   @Test("integers: decimal, 0x hex and 0o octal; nothing else")
   func integers() {
     #expect(Units.integer("0x222a") == 0x222A)

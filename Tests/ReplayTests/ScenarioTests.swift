@@ -81,7 +81,8 @@ struct ScenarioTests {
   }
 
   /// Script → evemu text → EvemuParser → Replay, so the same file path as `gestured replay`
-  /// is exercised, then every firing is compared with the script's `expect` lines.
+  /// is exercised, then every firing is compared with the script's `expect` lines and the
+  /// stream (reported, as `--continuous` asks) with its `expect stream` lines.
   @Test("scenario replays as expected", arguments: Scenarios.names)
   func scenario(name: String) throws {
     let script = try TouchScript.parse(try Scenarios.read(name), file: name)
@@ -89,12 +90,16 @@ struct ScenarioTests {
     let recording = try EvemuParser.parse(script.evemuText(), file: name + ".evemu")
     let device = try #require(recording.device)
     #expect(device == script.device)
-    let result = Replay.run(device: device, events: recording.events, configuration: configuration)
+    let result = Replay.run(
+      device: device, events: recording.events, configuration: configuration, reportsStream: true)
     let profileIndex = try #require(
       result.profile, "no profile took \(device.name): \(result.notes)")
     let profile = configuration.profiles[profileIndex]
     let firings = Scenarios.reported(result.firings, profile: profileIndex, actions: actions)
     if let report = script.check(firings: firings, profile: profile) {
+      Issue.record(Comment(rawValue: report))
+    }
+    if let report = script.check(stream: result.stream, profile: profile) {
       Issue.record(Comment(rawValue: report))
     }
   }
@@ -115,11 +120,14 @@ struct ScenarioRobustnessTests {
       let script = try TouchScript.parse(text, file: name)
       let (configuration, actions) = try Scenarios.load(for: script, name: name)
       let result = Replay.run(
-        device: script.device, events: script.events, configuration: configuration)
+        device: script.device, events: script.events, configuration: configuration, reportsStream: true)
       let profileIndex = try #require(result.profile)
       let profile = configuration.profiles[profileIndex]
       let firings = Scenarios.reported(result.firings, profile: profileIndex, actions: actions)
       if let report = script.check(firings: firings, profile: profile) {
+        failures.append("seed \(seed): \(report)")
+      }
+      if let report = script.check(stream: result.stream, profile: profile) {
         failures.append("seed \(seed): \(report)")
       }
     }

@@ -1,11 +1,9 @@
-/// Runs the recognizers over one device's frames and decides what a touch sequence fires.
-///
-/// The sequence itself is one state machine (`SequenceState`, see TouchSequence.swift); the
-/// recognizers are one each per gesture kind. In a profile without a `simultaneous:` group
-/// the first gesture recognized wins the sequence and every other fails; with a group, its
-/// members all step in one sequence. Only bound gestures are recognized, so an unbound one
-/// can never steal a sequence. Which binding a recognized gesture fires was worked out when
-/// the engine was made (`BindingIndex`).
+/// Runs the recognizers over one device's frames: follows the contacts and routes each to a
+/// touch sequence (`SequenceArbiter`) when it lands. A contact belongs to the first listed
+/// region that contains its landing point; in an independent region it joins that region's
+/// sequence (or starts one), anywhere else the panel's shared sequence. It stays in its
+/// sequence wherever it moves. A profile without independent regions has the shared
+/// sequence only.
 ///
 /// Pure: time comes in with frames and `advance(to:)`; `nextDeadline` is when it next needs
 /// to run without a frame.
@@ -19,52 +17,49 @@ struct GestureArbiter {
     var anchorTime: Timestamp
     /// Dropped as stuck: ignored until it lifts.
     var dropped = false
+    /// Its sequence: 0 the shared one, k the k-th of `independent`.
+    var sequence: Int
   }
 
   static let maxContacts = 64
 
   let profile: Profile
   let geometry: PanelGeometry
-  private let thresholds: Thresholds
-  private let slop: Double
-  /// `slop` for the per-frame comparisons, without a square root.
+  private let stuckContact: Microseconds
+  /// `tap-slop` for the per-frame comparisons, without a square root.
   private let slopLimit: DistanceLimit
-  /// What the continuous kinds are recognized at.
-  private let limits: RecognitionLimits
-  private let multiTapDistance: Double
-  private let edgeWidth: Double
+  /// What a new sequence of an independent region is made with.
   private let index: BindingIndex
-  private let tapRule: TapSlopRule
+  /// Whether each region is independent; empty when none is.
+  private let independentRegions: [Bool]
+  private let hasIndependentRegions: Bool
+  /// Whether the sequences report more than firings (trace, records, dispositions, stream),
+  /// which `flush` then moves here.
+  private var sequencesReport = false
 
   private var contacts: [Contact] = []
-  /// The contacts not dropped: counted as they land, lift and are dropped, since every
-  /// frame asks.
-  private var liveContacts = 0
   /// Where `contactIndex(of:)` starts looking.
   private var lookupHint = 0
-  private var sequence = TouchSequence()
-  private var state = SequenceState.idle
-  /// What the current sequence (region, finger count) can fire.
-  private var bound = BindingIndex.SequenceBindings()
-  /// The step bindings' levels for the current sequence, pan first, then pinch, then rotate.
-  private var levels: [StepLevel] = []
-  /// Where each kind's run of `levels` ends, in the order of `ContinuousRecognizers.forEachKind`
-  /// (set with `levels`, so that a frame need not look for the runs).
-  private var levelRunEnds: [Int] = []
-  private var tap = TapRecognizer()
-  private var longPress = LongPressRecognizer()
-  private var swipe = SwipeRecognizer()
-  private var continuous = ContinuousRecognizers()
-  private var multiTap = MultiTapRecognizer()
-  private var now = Timestamp(microseconds: 0) {
-    didSet { tracer.now = now }
-  }
+  private var shared: SequenceArbiter
+  /// The independent regions' sequences: a value serves one region while it has contacts or
+  /// a tap chain waiting (`route`), then another; never more than the contacts need.
+  private var independent: [SequenceArbiter] = []
+  /// How many sequence values the independent regions have needed at once so far.
+  var independentSequences: Int { independent.count }
+  /// The number of the last sequence begun, on any route.
+  private var lastSequence = 0
+  private var now = Timestamp(microseconds: 0)
   private var tracer = Tracer()
 
   /// Recognizer transitions, as text, when `tracing` is on (the daemon's --verbose).
   var tracing: Bool {
     get { tracer.isOn }
-    set { tracer.isOn = newValue }
+    set {
+      tracer.isOn = newValue
+      shared.tracer.isOn = newValue
+      for k in independent.indices { independent[k].tracer.isOn = newValue }
+      updateSequencesReport()
+    }
   }
   var traceLines: [String] {
     get { tracer.lines }
@@ -73,7 +68,12 @@ struct GestureArbiter {
   /// Structured records (`TraceRecord`) while on; taken with `takeRecords()`.
   var keepsRecords: Bool {
     get { tracer.keepsRecords }
-    set { tracer.keepsRecords = newValue }
+    set {
+      tracer.keepsRecords = newValue
+      shared.tracer.keepsRecords = newValue
+      for k in independent.indices { independent[k].tracer.keepsRecords = newValue }
+      updateSequencesReport()
+    }
   }
   mutating func takeRecords() -> [TraceRecord] {
     defer { tracer.records.removeAll(keepingCapacity: true) }
@@ -82,7 +82,11 @@ struct GestureArbiter {
   /// Inputs that cannot happen if the frame assembler and this arbiter are right (a contact
   /// moving that never landed, an event the sequence state has no transition for). Counted
   /// always, traced when tracing: never silently ignored.
-  @usableFromInline private(set) var impossibleInputs = 0
+  @usableFromInline var impossibleInputs: Int {
+    independent.reduce(ownImpossibleInputs + shared.impossibleInputs) { $0 + $1.impossibleInputs }
+  }
+  /// Those the contacts' bookkeeping found (the sequences count their own).
+  private var ownImpossibleInputs = 0
 
   /// Whether a frame in which no contact lands or lifts can fire something now: a bound
   /// pan, pinch or rotation steps on moves, and a tap chain whose next tap is under way
@@ -90,109 +94,77 @@ struct GestureArbiter {
   /// a landing, a lift or a deadline. The daemon reads a panel's movement in batches while
   /// this is false (docs/devices.md, "Reading at contact changes").
   var firesOnMoves: Bool {
-    if hasContinuousBindings { return true }
-    if tap.state == .possible, case .continuing = multiTap.state { return true }
-    return false
+    shared.firesOnMoves || independent.contains { $0.route != nil && $0.firesOnMoves }
   }
-  private let hasContinuousBindings: Bool
 
-  /// Whether a deadline can fire something now: a long press that is possible and bound, a
-  /// tap chain (its gap's end, or its next touch's count, duration or drop ending it),
-  /// steps (continuous bindings) and forwarding's held touches. Otherwise every deadline
-  /// pending only moves the state on (the end of the landing, a contact held still), which
-  /// the engine does by itself before the next event stamped after it, with the same result.
+  /// Whether a deadline can fire something now (see `SequenceArbiter.deadlineCanFire`).
   var deadlineCanFire: Bool {
-    if hasContinuousBindings || forwarding { return true }
-    if case .idle = multiTap.state {} else { return true }
-    return state.isActive && longPress.state == .possible && index.longPressBound(region: sequence.region)
+    shared.deadlineCanFire || independent.contains { $0.route != nil && $0.deadlineCanFire }
   }
 
-  // Forwarding (`forward: true`): what becomes of each sequence's raw frames.
-  private let forwarding: Bool
-  /// Ended sequences whose taps wait in the tap chain: its end decides them all.
-  private var chainSequences: [Int] = []
-  /// The current sequence's outcome, once decided (or nil while undecided, and while it
-  /// waits in the chain: then `inChain`).
-  private var currentOutcome: SequenceDisposition.Outcome?
-  private var currentInChain = false
-  /// Decisions since the runtime last took them, in the order they happened.
+  /// Forwarding: decisions since the runtime last took them, in the order they happened.
   var dispositions: [SequenceDisposition] = []
   /// See `DeviceEngine.reportsStream`.
-  var reportsStream = false
+  var reportsStream = false {
+    didSet {
+      shared.reportsStream = reportsStream
+      for k in independent.indices { independent[k].reportsStream = reportsStream }
+      updateSequencesReport()
+    }
+  }
   var streamEvents: [GestureStreamEvent] = []
-  /// The sequence the last frame belonged to (nil: no sequence was active in it).
+  /// The sequence the last frame belonged to: the shared sequence's when it was active,
+  /// otherwise the first independent one active (nil: no sequence was active in it).
   private(set) var frameSequence: Int?
 
   init(profile: Profile, geometry: PanelGeometry) {
     self.profile = profile
     self.geometry = geometry
-    thresholds = profile.thresholds
-    slop = thresholds.tapSlop.millimetres(diagonal: geometry.diagonal)
-    multiTapDistance = thresholds.multiTapDistance.millimetres(diagonal: geometry.diagonal)
-    edgeWidth = thresholds.edgeWidth.millimetres(diagonal: geometry.diagonal)
+    stuckContact = profile.thresholds.stuckContact
+    slopLimit = DistanceLimit(profile.thresholds.tapSlop.millimetres(diagonal: geometry.diagonal))
     index = BindingIndex(profile: profile, maxFingers: TouchSequence.maxFingers)
-    tapRule = TapSlopRule(slop: slop)
-    slopLimit = DistanceLimit(slop)
-    limits = RecognitionLimits(thresholds, slop: slop)
-    forwarding = profile.forward
-    hasContinuousBindings = profile.bindings.contains { GestureKind.continuous.contains($0.gesture) }
+    independentRegions = profile.regions.contains(where: \.independent) ? profile.regions.map(\.independent) : []
+    hasIndependentRegions = !independentRegions.isEmpty
+    shared = SequenceArbiter(profile: profile, geometry: geometry, index: index)
     contacts.reserveCapacity(Self.maxContacts)
-    levels.reserveCapacity(profile.bindings.count)
-    levelRunEnds.reserveCapacity(GestureKind.continuous.count)
+    independent.reserveCapacity(min(independentRegions.count { $0 }, Self.maxContacts))
+    sequencesReport = profile.forward
     nextDeadline = earliestDue()
+  }
+
+  private mutating func updateSequencesReport() {
+    sequencesReport = tracer.isOn || tracer.keepsRecords || reportsStream || profile.forward
   }
 
   // MARK: Time
 
   /// The earliest time something is due, or nil when idle: `earliestDue()` as of the end of
   /// the last `process`, `advance` or `reset`. Stored, because the arbiter's state only
-  /// changes there, and because the engine reading the computed value made Swift copy the
-  /// whole arbiter (1.2 KB) first, once per frame (even inlined).
+  /// changes there, and the engine reads it for every raw event.
   @usableFromInline private(set) var nextDeadline: Timestamp?
 
   /// The earliest time something is due, worked out from the state. Mutating (though it
-  /// changes nothing), as `heldTouchDeadline`.
+  /// changes nothing), so that the sequences are asked in place.
   @inline(__always)
   private mutating func earliestDue() -> Timestamp? {
-    // The least time considered, as a plain integer and a flag: an optional compared and
-    // rewritten at each step cost twice the instructions (this runs after every frame).
+    // A plain integer and a flag rather than an optional compared and rewritten at each step.
     var next = Int64.max
     var found = false
-    func consider(_ t: Timestamp) {
+    shared.earliestDue(&next, &found)
+    if hasIndependentRegions { independentEarliestDue(&next, &found) }
+    for contact in contacts where !contact.dropped {
+      let t = contact.anchorTime + stuckContact
       if t.microseconds <= next {
         next = t.microseconds
         found = true
       }
     }
-    if let gapEnd = multiTap.deadline(gap: thresholds.multiTapGap) { consider(gapEnd) }
-    if state.isActive {
-      let start = sequence.startTime
-      if state == .landing { consider(start + thresholds.fingerLanding) }
-      if tap.state == .possible, case .continuing = multiTap.state { consider(start + thresholds.tapMaxDuration) }
-      if longPress.state == .possible, index.longPressBound(region: sequence.region) {
-        consider(start + thresholds.longPress)
-      }
-      if forwarding, let held = heldTouchDeadline(start: start) { consider(held) }
-    }
-    let stuckContact = thresholds.stuckContact
-    for contact in contacts where !contact.dropped { consider(contact.anchorTime + stuckContact) }
     return found ? Timestamp(microseconds: next) : nil
   }
 
-  /// For `earliestDue()` while forwarding: the first moment a held touch can no longer be a
-  /// tap or a swipe. Out of line, so that what it reads is not loaded at every frame
-  /// without forwarding too; mutating (though it changes nothing), so that the arbiter is
-  /// passed in place: a non-mutating call was passed a copy of it.
   @inline(never)
-  private mutating func heldTouchDeadline(start: Timestamp) -> Timestamp? {
-    guard isUndecided else { return nil }
-    var next: Timestamp?
-    if tap.state == .possible { next = start + thresholds.tapMaxDuration + 1 }
-    if swipe.state == .possible, now <= start + thresholds.swipeMaxDuration {
-      let swipeEnd = start + thresholds.swipeMaxDuration + 1
-      if next.map({ swipeEnd < $0 }) ?? true { next = swipeEnd }
-    }
-    return next
+  private mutating func independentEarliestDue(_ next: inout Int64, _ found: inout Bool) {
+    for k in independent.indices where independent[k].route != nil { independent[k].earliestDue(&next, &found) }
   }
 
   /// Runs everything due at or before `time`, in time order.
@@ -207,31 +179,50 @@ struct GestureArbiter {
         break
       }
       previous = due
-      now = due
+      setNow(due)
       runDeadlines(at: due, into: &output)
     }
   }
 
   private mutating func runDeadlines(at time: Timestamp, into output: inout [GestureEvent]) {
-    if state.isActive {
-      let start = sequence.startTime
-      if state == .landing, time >= start + thresholds.fingerLanding { fixCount(into: &output) }
-      if time >= start + thresholds.tapMaxDuration, let t = tap.heldTooLong() {
-        tapChanged(t, into: &output)
-      }
-      if time >= start + thresholds.longPress { longPressTimeReached(into: &output) }
+    shared.runDeadlines(at: time, into: &output)
+    flushShared()
+    for k in independent.indices where independent[k].route != nil {
+      independent[k].runDeadlines(at: time, into: &output)
+      flushIndependent(k)
     }
-    if let gapEnd = multiTap.deadline(gap: thresholds.multiTapGap), time >= gapEnd {
-      finish(multiTap.gapElapsed(), into: &output)
-    }
-    for i in contacts.indices where !contacts[i].dropped && time >= contacts[i].anchorTime + thresholds.stuckContact {
+    for i in contacts.indices where !contacts[i].dropped && time >= contacts[i].anchorTime + stuckContact {
       contacts[i].dropped = true
-      liveContacts -= 1
-      if tracing { note("contact \(contacts[i].id) dropped: no movement for \(thresholds.stuckContact / 1000) ms") }
-      if state.isActive { cancelSequence(into: &output) }
+      if tracer.isOn { note("contact \(contacts[i].id) dropped: no movement for \(stuckContact / 1000) ms") }
+      let k = contacts[i].sequence
+      if k == 0 {
+        shared.liveContacts -= 1
+        if shared.state.isActive { shared.cancelSequence(into: &output) }
+        flushShared()
+      } else {
+        independent[k - 1].liveContacts -= 1
+        if independent[k - 1].state.isActive { independent[k - 1].cancelSequence(into: &output) }
+        flushIndependent(k - 1)
+      }
     }
-    if state.isActive, liveContacts == 0 { endSequence(into: &output) }
-    settleDisposition()
+    shared.deadlinesRan(into: &output)
+    flushShared()
+    for k in independent.indices where independent[k].route != nil {
+      independent[k].deadlinesRan(into: &output)
+      flushIndependent(k)
+    }
+  }
+
+  @inline(__always)
+  private mutating func setNow(_ time: Timestamp) {
+    now = time
+    shared.now = time
+    if hasIndependentRegions { setIndependentNow(time) }
+  }
+
+  @inline(never)
+  private mutating func setIndependentNow(_ time: Timestamp) {
+    for k in independent.indices { independent[k].now = time }
   }
 
   // MARK: Frames
@@ -244,23 +235,33 @@ struct GestureArbiter {
   mutating func process(
     at time: Timestamp, _ changes: UnsafeBufferPointer<ContactChange>, into output: inout [GestureEvent]
   ) {
-    now = time
-    frameSequence = state.isActive ? sequence.number : nil
+    setNow(time)
+    frameSequence = shared.state.isActive ? shared.sequence.number : nil
+    if frameSequence == nil, hasIndependentRegions {
+      frameSequence = independent.first { $0.route != nil && $0.state.isActive }?.sequence.number
+    }
+    // What the sequences trace and decide is taken once, after the frame: a sequence's lines
+    // stay together, and the shared sequence's come in the order they happened.
     for change in changes {
       switch change.phase {
       case .began: began(change, into: &output)
       case .moved: moved(change, into: &output)
-      case .ended, .cancelled: ended(change, into: &output)
+      case .ended, .cancelled: ended(change, frame: changes, into: &output)
       }
     }
-    if state.isActive {
-      followContinuous(into: &output)
-      if liveContacts == 0 { endSequence(into: &output) }
-    }
-    settleDisposition()
-    // At the end rather than in a `defer` (nothing returns early): the `defer` became a
-    // call of its own, shared with `advance` and `reset`.
+    shared.frameEnded(into: &output)
+    flushShared()
+    if hasIndependentRegions { independentFramesEnded(into: &output) }
+    // At the end rather than in a `defer` (nothing returns early), which became a call.
     nextDeadline = earliestDue()
+  }
+
+  private mutating func independentFramesEnded(into output: inout [GestureEvent]) {
+    for k in independent.indices where independent[k].route != nil {
+      independent[k].frameEnded(into: &output)
+      flushIndependent(k)
+      if independent[k].isDone { independent[k].route = nil }
+    }
   }
 
   /// Where contact `id` is in `contacts`. A frame lists its moves in the order the
@@ -290,25 +291,42 @@ struct GestureArbiter {
       impossible("more than \(Self.maxContacts) contacts")
       return
     }
-    let wasIdle = liveContacts == 0
-    contacts.append(Contact(id: change.id, anchor: change.position, anchorTime: now))
-    liveContacts += 1
-    if wasIdle || !state.isActive {
-      // A first finger, or only dropped contacts were down: the new finger starts afresh.
-      if state.isActive { endSequence(into: &output) }
-      startSequence(change, into: &output)
-    } else if state != .landing || sequence.fingerCount >= TouchSequence.maxFingers {
-      lateFinger(into: &output)
+    let k = route(of: change.position)
+    contacts.append(Contact(id: change.id, anchor: change.position, anchorTime: now, sequence: k))
+    if k == 0 {
+      shared.liveContacts += 1
+      if shared.began(change, number: &lastSequence, into: &output) { frameSequence = lastSequence }
     } else {
-      sequence.fingers.append(
-        SequenceFinger(contact: change.id, downTime: now, down: change.position, current: change.position))
-      transition(.fingerDown)
-      fingersLanded()
+      independent[k - 1].liveContacts += 1
+      if independent[k - 1].began(change, number: &lastSequence, into: &output), frameSequence == nil {
+        frameSequence = lastSequence
+      }
     }
   }
 
+  /// The sequence a contact landing at `position` joins: 0 the shared one, k the k-th of
+  /// `independent` (taken for its region if none serves it yet).
+  private mutating func route(of position: Point) -> Int {
+    guard !independentRegions.isEmpty else { return 0 }
+    let p = position.clamped
+    guard let region = profile.region(atX: p.x, y: p.y), independentRegions[region] else { return 0 }
+    if let k = independent.firstIndex(where: { $0.route == region }) { return k + 1 }
+    if let k = independent.firstIndex(where: { $0.route == nil }) {
+      independent[k].route = region
+      return k + 1
+    }
+    var sequence = SequenceArbiter(profile: profile, geometry: geometry, index: index)
+    sequence.route = region
+    sequence.now = now
+    sequence.tracer.isOn = tracer.isOn
+    sequence.tracer.keepsRecords = tracer.keepsRecords
+    sequence.reportsStream = reportsStream
+    independent.append(sequence)
+    return independent.count
+  }
+
   /// Inlined into `process`, with what most moves need: the contact's anchor and the
-  /// finger's position. What only a possible tap or long press needs is out of line.
+  /// finger's position.
   @inline(__always)
   private mutating func moved(_ change: ContactChange, into output: inout [GestureEvent]) {
     guard let c = contactIndex(of: change.id) else {
@@ -320,494 +338,86 @@ struct GestureArbiter {
       contacts[c].anchor = change.position
       contacts[c].anchorTime = now
     }
-    // A closed sequence fires nothing more: where its fingers are is never read again.
-    // The sequence's fingers are mostly the contacts, in the same order.
-    guard state.isActive, !state.isClosed, let f = sequence.index(of: change.id, tryingFirst: c) else { return }
-    sequence.fingers[f].current = change.position
-    // The travel from where the finger landed only matters to the tap and the long press.
-    guard tap.state == .possible || longPress.state == .possible else { return }
-    fingerTravelled(f, into: &output)
-  }
-
-  /// Finger `f` moved while a tap or a long press is possible: its travel from where it
-  /// landed, which only matters beyond the slop (within it, both take 0 as they would the
-  /// real distance).
-  @inline(never)
-  private mutating func fingerTravelled(_ f: Int, into output: inout [GestureEvent]) {
-    let squared = geometry.squaredDistance(sequence.fingers[f].down, sequence.fingers[f].current)
-    let travel = slopLimit.isClearlyWithin(squared: squared) ? 0 : squared.squareRoot()
-    if tap.state == .possible,
-      let t = tapRule.fingerMoved(&sequence.fingers[f], travel: travel, at: now, liftStarted: sequence.firstLift)
-        .flatMap({ tap.fail($0) })
-    {
-      tapChanged(t, into: &output)
+    let k = contacts[c].sequence
+    if k == 0 {
+      shared.moved(change, likely: c, into: &output)
+    } else {
+      independentMoved(k - 1, change, likely: c, into: &output)
     }
-    // Fails at the first travel beyond the slop, which is also the finger's farthest yet.
-    trace("long-press", longPress.fingerMoved(travel: travel, slop: slop))
   }
 
-  private mutating func ended(_ change: ContactChange, into output: inout [GestureEvent]) {
+  @inline(never)
+  private mutating func independentMoved(
+    _ k: Int, _ change: ContactChange, likely c: Int, into output: inout [GestureEvent]
+  ) {
+    independent[k].moved(change, likely: c, into: &output)
+  }
+
+  /// `frame`: every change of the frame `change` is in.
+  private mutating func ended(
+    _ change: ContactChange, frame: UnsafeBufferPointer<ContactChange>, into output: inout [GestureEvent]
+  ) {
     guard let c = contacts.firstIndex(where: { $0.id == change.id }) else {
       impossible("contact \(change.id) lifted without landing")
       return
     }
-    let wasDropped = contacts[c].dropped
-    contacts.remove(at: c)
-    if !wasDropped { liveContacts -= 1 }
-    guard !wasDropped, state.isActive else { return }
-    if change.phase == .cancelled {
-      cancelSequence(into: &output)
-      return
-    }
-    guard let f = sequence.index(of: change.id) else { return }
-    sequence.fingers[f].current = change.position
-    sequence.fingers[f].lifted = true
-    if let t = tapRule.fingerLifted(sequence.fingers[f], at: now, liftStarted: sequence.firstLift).flatMap({
-      tap.fail($0)
-    }) {
-      tapChanged(t, into: &output)
-    }
-    if sequence.firstLift == nil { sequence.firstLift = now }
-    trace("long-press", longPress.fail(.lifted))
-    continuous.fail(.lifted, trace: &tracer)
-    // The last finger's lift is the sequence's end, handled there.
-    if sequence.fingersDown > 0, case .claimed = state {
-      transition(.fingerLifted)
-      endSteps(into: &output)
+    let contact = contacts.remove(at: c)
+    guard !contact.dropped else { return }
+    if contact.sequence == 0 {
+      shared.liveContacts -= 1
+      shared.ended(change, frame: frame, into: &output)
+    } else {
+      let k = contact.sequence - 1
+      independent[k].liveContacts -= 1
+      independent[k].ended(change, frame: frame, into: &output)
     }
   }
 
-  // MARK: Sequence
-
-  /// Applies one event to the sequence state and traces it. An event the state has no
-  /// transition for is an arbiter bug: counted and traced, the state left alone.
-  @discardableResult
-  private mutating func transition(_ event: SequenceEvent) -> Bool {
-    let old = state
-    let new: SequenceState
-    switch (old, event) {
-    case (.idle, .fingerDown), (.landing, .fingerDown): new = .landing
-    case (.landing, .landingElapsed): new = .open
-    case (.open, .recognized(let kind)): new = .claimed(GestureKindSet([kind]))
-    case (.claimed(var kinds), .recognized(let kind)):
-      kinds.insert(kind)
-      new = .claimed(kinds)
-    case (.landing, .lateFinger), (.open, .lateFinger), (.landing, .contactCancelled), (.open, .contactCancelled):
-      new = .closed(.spoiled)
-    case (.claimed, .lateFinger), (.claimed, .fingerLifted): new = .closed(.countChanged)
-    case (.claimed, .contactCancelled): new = .closed(.cancelled)
-    case (.closed, .lateFinger), (.closed, .fingerLifted), (.closed, .contactCancelled): new = old
-    case (.idle, _): new = .idle
-    case (_, .lastFingerUp), (_, .reset): new = .idle
-    default:
-      impossible("sequence: \(old) has no transition on \(event)")
-      return false
-    }
-    if tracing { note("sequence: \(old) → \(event) → \(new)") }
-    if tracer.keepsRecords { tracer.keep(.sequence(state: new.description, event: event.description)) }
-    state = new
-    return true
-  }
-
-  private mutating func startSequence(_ change: ContactChange, into output: inout [GestureEvent]) {
-    settleDisposition()
-    sequence.reset(at: now)
-    frameSequence = sequence.number
-    if forwarding {
-      currentOutcome = nil
-      currentInChain = false
-    }
-    sequence.fingers.append(
-      SequenceFinger(contact: change.id, downTime: now, down: change.position, current: change.position))
-    let start = change.position.clamped
-    sequence.region = profile.region(atX: start.x, y: start.y)
-    tap.reset()
-    longPress.reset()
-    swipe.reset()
-    continuous.reset()
-    if tracing {
-      let region = sequence.region.map { profile.regions[$0].name } ?? "none"
-      note(
-        "sequence began at (\(formatted(start.x * 100))%, \(formatted(start.y * 100))%) region \(region), #\(sequence.number)"
-      )
-    }
-    if tracer.keepsRecords { tracer.keep(.sequenceBegan(number: sequence.number, region: sequence.region)) }
-    transition(.fingerDown)
-    fingersLanded()
-    let near = isNearChain(change.position)
-    finish(multiTap.touchBegan(region: sequence.region, isNear: near), into: &output)
-  }
-
-  /// Whether `point` is within `multi-tap-distance` of the waiting tap chain's first tap.
-  private func isNearChain(_ point: Point) -> Bool {
-    switch multiTap.state {
-    case .idle: true
-    case .waiting(let chain), .continuing(let chain): geometry.distance(point, chain.centroid) <= multiTapDistance
-    }
-  }
-
-  /// A finger of the sequence landed (before the count is fixed): the continuous gestures
-  /// take their reference afresh and the step levels restart from 0.
-  private mutating func fingersLanded() {
-    bound = index.sequence(region: sequence.region, fingers: sequence.fingerCount)
-    continuous.fingersLanded(sequence.fingers, geometry: geometry, trace: &tracer)
-    levels.removeAll(keepingCapacity: true)
-    levelRunEnds.removeAll(keepingCapacity: true)
-    ContinuousRecognizers.forEachKind { kind in
-      for c in bound.continuous where c.kind == kind {
-        guard let width = c.width else { continue }
-        levels.append(StepLevel(binding: c.binding, kind: kind, direction: c.direction, width: width))
-      }
-      levelRunEnds.append(levels.count)
-    }
-  }
-
-  private mutating func lateFinger(into output: inout [GestureEvent]) {
-    if case .claimed = state {
-      transition(.lateFinger)
-      endSteps(into: &output)
-    } else if transition(.lateFinger), state == .closed(.spoiled) {
-      failAll(.spoiled, into: &output)
-    }
-  }
-
-  /// A cancelled or dropped contact: nothing more fires; steps already going end.
-  private mutating func cancelSequence(into output: inout [GestureEvent]) {
-    let wasClaimed = !state.claimed.isEmpty
-    transition(.contactCancelled)
-    if wasClaimed { endSteps(into: &output) }
-    failAll(.spoiled, into: &output)
-  }
-
-  /// The finger count is now fixed: later fingers close the sequence.
-  /// `stepping`: false when the sequence is ending, which then fires no steps.
-  private mutating func fixCount(stepping: Bool = true, into output: inout [GestureEvent]) {
-    guard state == .landing else { return }
-    transition(.landingElapsed)
-    let count = sequence.fingerCount
-    continuous.countFixed(count, trace: &tracer)
-    let near = isNearChain(sequence.downCentroid)
-    finish(multiTap.fingersFixed(count: count, isNear: near), into: &output)
-    if stepping { evaluateContinuous(into: &output) }
-  }
-
-  private mutating func failAll(_ why: RecognizerFailure, into output: inout [GestureEvent]) {
-    if let t = tap.fail(why) { tapChanged(t, into: &output) }
-    trace("long-press", longPress.fail(why))
-    trace("swipe", swipe.fail(why))
-    continuous.fail(why, trace: &tracer)
-  }
-
-  private mutating func endSequence(into output: inout [GestureEvent]) {
-    fixCount(stepping: false, into: &output)
-    let duration = now - sequence.startTime
-    if state == .open, swipe.state == .possible {
-      var dx = 0.0
-      var dy = 0.0
-      for finger in sequence.fingers {
-        let d = geometry.millimetres(from: finger.down, to: finger.current)
-        dx += d.dx
-        dy += d.dy
-      }
-      let n = Double(max(1, sequence.fingerCount))
-      let t = swipe.lastFingerUp(
-        displacement: (dx / n, dy / n), duration: duration, geometry: geometry, thresholds: thresholds)
-      trace("swipe", t)
-      if case .recognized(let direction) = swipe.state, let binding = swipeBinding(direction) {
-        win(.swipe, into: &output)
-        fire(binding: binding, gesture: .swipe, direction: direction, into: &output)
-      }
-    }
-    if let t = tap.lastFingerUp(duration: duration, maxDuration: thresholds.tapMaxDuration) {
-      tapChanged(t, into: &output)
-    }
-    if case .claimed = state { endSteps(into: &output) }
-    transition(.lastFingerUp)
-    settleDisposition()
-  }
-
-  // MARK: Recognition
-
-  private mutating func tapChanged(_ t: Transition<TapRecognizer.State>, into output: inout [GestureEvent]) {
-    trace("tap", t)
-    switch t.to {
-    case .failed:
-      finish(multiTap.notATap(), into: &output)
-    case .tapped:
-      if isUndecided {
-        // Its fate is the chain's now (decided in `finish`, maybe at once).
-        chainSequences.append(sequence.number)
-        currentInChain = true
-      }
-      let fingers = sequence.fingerCount
-      let highest = index.sequence(region: sequence.region, fingers: fingers).highestTaps
-      let action = multiTap.tapped(
-        fingers: fingers, region: sequence.region, position: sequence.firstDown, centroid: sequence.downCentroid,
-        at: now, highestBound: highest)
-      finish(action, into: &output)
-    case .possible:
-      break
-    }
-  }
-
-  /// Fires a finished tap chain's binding for exactly its count, if one is bound.
-  private mutating func finish(_ action: MultiTapRecognizer.Action, into output: inout [GestureEvent]) {
-    guard case .end(let chain) = action else { return }
-    if tracing { note("tap chain ended: \(chain.taps) × \(chain.fingers)-finger") }
-    let binding = index.sequence(region: chain.region, fingers: chain.fingers).taps[chain.taps]
-    if forwarding { decideChain(binding != nil ? .claimed : .passThrough) }
-    if tracer.keepsRecords {
-      tracer.keep(.tapChainEnded(taps: chain.taps, fingers: chain.fingers, region: chain.region, bound: binding != nil))
-    }
-    guard let binding else { return }
-    output.append(
-      GestureEvent(
-        time: now, binding: binding, gesture: .tap, sequence: sequence.number, fingers: chain.fingers,
-        taps: chain.taps, position: chain.position.clamped, region: chain.region))
-  }
-
-  private mutating func longPressTimeReached(into output: inout [GestureEvent]) {
-    guard longPress.state == .possible else { return }
-    fixCount(into: &output)
-    guard longPress.state == .possible else { return }
-    guard state == .open, sequence.fingersDown == sequence.fingerCount, let binding = bound.longPress else {
-      trace("long-press", longPress.fail(.wrongFingerCount))
-      return
-    }
-    trace("long-press", longPress.timeReached())
-    win(.longPress, into: &output)
-    fire(binding: binding, gesture: .longPress, into: &output)
-  }
-
-  /// After a frame: the continuous gestures follow the fingers, step levels follow them,
-  /// and recognized gestures fire their steps, pan first, then pinch, then rotate.
-  /// Only the kinds bound for this sequence are followed: nothing reads an unbound kind's
-  /// measure (it fires nothing, and `bound` changes only where every reference is taken
-  /// afresh, in `fingersLanded`).
-  /// A closed sequence fires nothing more, steps nor ends: nothing reads its measures.
-  @inline(__always)  // Once per frame, from `process`.
-  private mutating func followContinuous(into output: inout [GestureEvent]) {
-    guard !bound.continuousKinds.isEmpty, !state.isClosed else { return }
-    continuous.update(sequence.fingers, geometry: geometry, kinds: bound.continuousKinds)
-    evaluateContinuous(into: &output)
-  }
-
-  /// Moves every level to the current measures; recognized kinds step, the others are
-  /// checked against their thresholds (once the count is fixed and nothing closed).
-  ///
-  /// Only tracking and recognized kinds are looked at: a waiting kind has no measure, and a
-  /// failed one never fires again in this sequence, so where its levels stand is never read.
-  private mutating func evaluateContinuous(into output: inout [GestureEvent]) {
-    let stepping = state == .open || !state.claimed.isEmpty
-    // Each kind's levels are the run that follows the previous kind's (see `fingersLanded`).
-    var run = 0
-    ContinuousRecognizers.forEachKind { kind in
-      let levelStart = run == 0 ? 0 : levelRunEnds[run - 1]
-      evaluateContinuous(kind, levels: levelStart..<levelRunEnds[run], stepping: stepping, into: &output)
-      run += 1
-    }
-  }
-
-  /// `evaluateContinuous` for one kind, whose levels are `run`. Inlined with `kind` a
-  /// constant, so that every switch on it folds away: a loop over the kinds dispatched on
-  /// the kind at every level and call (about 600 instructions a two-finger frame).
-  @inline(__always)
-  private mutating func evaluateContinuous(
-    _ kind: GestureKind, levels run: Range<Int>, stepping: Bool, into output: inout [GestureEvent]
-  ) {
-    guard bound.continuousKinds.contains(kind) else { return }
-    let recognized = continuous.isRecognized(kind)
-    guard recognized || continuous.isTracking(kind) else { return }
-    // `run` lies within `levels`: the test is always true, and spares the subscripts below
-    // their own bounds checks, at every level of every frame.
-    for i in run where levels.indices.contains(i) {
-      guard let measure = continuous.levelMeasure(kind, along: levels[i].direction),
-        levels[i].wouldMove(measure)
-      else { continue }
-      let moved = levels[i].follow(measure)
-      if recognized && stepping { fireSteps(level: i, count: levels[i].steps(for: moved), into: &output) }
-    }
-    guard stepping, !recognized,
-      let direction = continuous.recognizeIfCrossed(kind, bound.continuous, limits: limits, trace: &tracer)
-    else { return }
-    win(kind, into: &output)
-    if let oneShot = bound.continuous.first(where: { $0.kind == kind && $0.direction == direction && $0.width == nil })
-    {
-      fire(binding: oneShot.binding, gesture: kind, direction: direction, into: &output)
-    }
-    for i in run {
-      fireSteps(level: i, count: levels[i].due, into: &output)
-    }
-  }
-
-  /// `kind` won (or, in a group, joined) the sequence: every gesture that may not share it
-  /// fails.
-  private mutating func win(_ kind: GestureKind, into output: inout [GestureEvent]) {
-    transition(.recognized(kind))
-    if forwarding {
-      if currentOutcome == .passThrough {
-        let number = sequence.number
-        impossible("sequence #\(number) passed through, then \(kind) won")
-      }
-      if isUndecided { decide(.claimed) }
-    }
-    let group = profile.simultaneous
-    let shares: (GestureKind) -> Bool = { other in other == kind || (group.contains(kind) && group.contains(other)) }
-    if let t = tap.fail(.otherGestureWon) { tapChanged(t, into: &output) }
-    if !shares(.longPress) { trace("long-press", longPress.fail(.otherGestureWon)) }
-    if !shares(.swipe) { trace("swipe", swipe.fail(.otherGestureWon)) }
-    continuous.fail(.otherGestureWon, trace: &tracer) { !shares($0) }
-  }
-
-  private func event(binding: Int, gesture: GestureKind, phase: GestureEvent.Phase, direction: Direction?)
-    -> GestureEvent
-  {
-    var event = GestureEvent(
-      time: now, binding: binding, gesture: gesture, phase: phase, sequence: sequence.number,
-      fingers: sequence.fingerCount, direction: direction, position: sequence.firstDown.clamped,
-      region: sequence.region)
-    continuous.report(gesture, into: &event)
-    return event
-  }
-
-  private mutating func fire(
-    binding: Int, gesture: GestureKind, direction: Direction? = nil, into output: inout [GestureEvent]
-  ) {
-    output.append(event(binding: binding, gesture: gesture, phase: .oneShot, direction: direction))
-  }
-
-  private mutating func fireSteps(level i: Int, count: Int, into output: inout [GestureEvent]) {
-    for _ in 0..<max(0, count) {
-      levels[i].fired += 1
-      let level = levels[i]
-      output.append(
-        event(binding: level.binding, gesture: level.kind, phase: .step(level.fired), direction: level.direction))
-    }
-  }
-
-  /// The sequence's steps are over: one end event per step binding that fired a step.
-  private mutating func endSteps(into output: inout [GestureEvent]) {
-    for i in levels.indices where levels[i].fired > 0 {
-      let level = levels[i]
-      output.append(
-        event(binding: level.binding, gesture: level.kind, phase: .end(steps: level.fired), direction: level.direction))
-      levels[i].fired = 0
-    }
-  }
-
-  /// The best swipe binding in `direction` (the index ranks them): an edge swipe needs the
-  /// sequence to start near its edge.
-  private func swipeBinding(_ direction: Direction) -> Int? {
-    let start = sequence.firstDown.clamped
-    for candidate in bound.swipes where candidate.direction == direction {
-      if let edge = candidate.edge, !isNear(edge, start) { continue }
-      return candidate.binding
-    }
-    return nil
-  }
-
-  // MARK: Geometry
-
-  private func isNear(_ edge: Edge, _ p: Point) -> Bool {
-    switch edge {
-    case .left: p.x * geometry.width <= edgeWidth
-    case .right: (1 - p.x) * geometry.width <= edgeWidth
-    case .top: p.y * geometry.height <= edgeWidth
-    case .bottom: (1 - p.y) * geometry.height <= edgeWidth
-    }
-  }
-
-  /// The sequence is cancelled from outside (device gone, reload): steps going end, nothing
-  /// else fires, and every contact is forgotten.
+  /// Every sequence is cancelled from outside (device gone, reload): steps going end,
+  /// nothing else fires, and every contact is forgotten.
   mutating func reset(at time: Timestamp, into output: inout [GestureEvent]) {
     defer { nextDeadline = earliestDue() }
-    now = time
-    if case .claimed = state { endSteps(into: &output) }
-    if state.isActive { transition(.reset) }
+    setNow(time)
+    shared.reset(at: time, into: &output)
+    flushShared()
+    for k in independent.indices where independent[k].route != nil {
+      independent[k].reset(at: time, into: &output)
+      flushIndependent(k)
+      independent[k].route = nil
+    }
     contacts.removeAll(keepingCapacity: true)
-    liveContacts = 0
-    multiTap.reset()
-    // Nothing is decided for what was held: the runtime drops it with the reset.
-    chainSequences.removeAll(keepingCapacity: true)
-    currentOutcome = nil
-    currentInChain = false
-    if tracing { note("reset: device gone") }
+    if tracer.isOn { note("reset: device gone") }
   }
 
-  // MARK: Forwarding
+  // MARK: What the sequences report
 
-  /// Whether the current sequence's frames are being held: forwarding, begun, and neither
-  /// decided nor waiting in the tap chain.
-  private var isUndecided: Bool {
-    forwarding && sequence.number > 0 && currentOutcome == nil && !currentInChain
+  @inline(__always)
+  private mutating func flushShared() {
+    guard sequencesReport else { return }
+    shared.flush(into: &tracer, dispositions: &dispositions, streamEvents: &streamEvents)
   }
 
-  private mutating func decide(_ outcome: SequenceDisposition.Outcome) {
-    currentOutcome = outcome
-    record(SequenceDisposition(time: now, sequence: sequence.number, outcome: outcome))
+  private mutating func flushIndependent(_ k: Int) {
+    guard sequencesReport else { return }
+    independent[k].flush(into: &tracer, dispositions: &dispositions, streamEvents: &streamEvents)
   }
 
-  /// The tap chain ended: every sequence waiting in it gets its outcome.
-  private mutating func decideChain(_ outcome: SequenceDisposition.Outcome) {
-    for number in chainSequences {
-      if number == sequence.number { currentOutcome = outcome }
-      record(SequenceDisposition(time: now, sequence: number, outcome: outcome))
-    }
-    chainSequences.removeAll(keepingCapacity: true)
-  }
-
-  private mutating func record(_ disposition: SequenceDisposition) {
-    dispositions.append(disposition)
-    if tracing { note("forwarding: \(disposition)") }
-  }
-
-  /// After every frame and deadline: an undecided sequence that can no longer become any
-  /// bound gesture passes through now.
-  private mutating func settleDisposition() {
-    guard isUndecided, !canStillFire else { return }
-    decide(.passThrough)
-  }
-
-  /// Whether some bound gesture can still come of the current sequence. Conservative: what
-  /// the recognizers have not ruled out, for every finger count it may still reach.
-  private var canStillFire: Bool {
-    guard state.isActive, !state.isClosed else { return false }
-    if !state.claimed.isEmpty { return true }
-    let last = state == .landing ? TouchSequence.maxFingers : sequence.fingerCount
-    let lifted = sequence.firstLift != nil
-    let start = sequence.firstDown.clamped
-    let swipeInTime = now - sequence.startTime <= thresholds.swipeMaxDuration
-    for fingers in sequence.fingerCount...max(sequence.fingerCount, last) {
-      let b = index.sequence(region: sequence.region, fingers: fingers)
-      if tap.state == .possible, !b.taps.isEmpty { return true }
-      if swipe.state == .possible, swipeInTime,
-        b.swipes.contains(where: { candidate in candidate.edge.map { isNear($0, start) } ?? true })
-      {
-        return true
-      }
-      guard !lifted else { continue }
-      if longPress.state == .possible, b.longPress != nil { return true }
-      for kind in GestureKind.continuous where b.continuousKinds.contains(kind) && continuous.isPossible(kind) {
-        return true
-      }
-    }
-    return false
-  }
-
-  // MARK: Trace
-
-  private mutating func trace<State: CustomStringConvertible>(_ name: String, _ t: Transition<State>?) {
-    tracer.record(name, t)
-  }
-
-  /// Call as `if tracing { note(…) }` so that nothing is formatted when the trace is off.
+  /// Call as `if tracer.isOn { note(…) }` so that nothing is formatted when the trace is off.
   private mutating func note(_ message: String) {
+    flushAll()
+    tracer.now = now
     tracer.note(message)
   }
 
-  /// Counts an input that cannot happen; the message is only built when tracing.
+  /// Counts an input that cannot happen; the message is only built when tracing, after what
+  /// the sequences traced before it.
   private mutating func impossible(_ message: @autoclosure () -> String) {
-    impossibleInputs += 1
-    if tracing { tracer.note("impossible input: \(message())") }
+    ownImpossibleInputs += 1
+    if tracer.isOn { note("impossible input: \(message())") }
+  }
+
+  private mutating func flushAll() {
+    flushShared()
+    for k in independent.indices { flushIndependent(k) }
   }
 }

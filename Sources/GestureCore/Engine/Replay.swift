@@ -12,19 +12,24 @@ public enum Replay {
     public var notes: [String]
     /// With `tracing`: the engine's transition trace, the lines the daemon logs with --verbose.
     public var trace: [String] = []
+    /// With `reportsStream`: the continuous gestures' stream events, in order.
+    public var stream: [GestureStreamEvent] = []
   }
 
   /// Every firing the engine emits, end events of every step binding included (whether
   /// anything runs or prints for them is the config's business).
   public static func run(
-    device: DeviceDescription, events: [RawEvent], configuration: Configuration, tracing: Bool = false
+    device: DeviceDescription, events: [RawEvent], configuration: Configuration, tracing: Bool = false,
+    reportsStream: Bool = false
   ) -> Result {
-    var session = Session(device: device, configuration: configuration, tracing: tracing)
+    var session = Session(device: device, configuration: configuration, tracing: tracing, reportsStream: reportsStream)
     var firings: [GestureEvent] = []
     var trace: [String] = []
+    var stream: [GestureStreamEvent] = []
     session.handle(events, firings: &firings, trace: &trace)
     session.finish(firings: &firings, trace: &trace)
-    return Result(profile: session.profile, firings: firings, notes: session.notes, trace: trace)
+    session.takeStreamEvents(into: &stream)
+    return Result(profile: session.profile, firings: firings, notes: session.notes, trace: trace, stream: stream)
   }
 
   /// The profile that takes the device and its engine (nil when none does, or the device
@@ -67,9 +72,21 @@ public enum Replay {
     private var engine: DeviceEngine?
     private var lastTime = Timestamp(microseconds: 0)
 
-    public init(device: DeviceDescription, configuration: Configuration, tracing: Bool = false) {
+    public init(
+      device: DeviceDescription, configuration: Configuration, tracing: Bool = false, reportsStream: Bool = false
+    ) {
       (profile, engine, notes) = Replay.engine(for: device, configuration: configuration)
       engine?.tracing = tracing
+      engine?.reportsStream = reportsStream
+    }
+
+    /// With `reportsStream`: the stream events since the last call, after what `stream` holds.
+    public mutating func takeStreamEvents(into stream: inout [GestureStreamEvent]) {
+      guard var running = engine, running.reportsStream else { return }
+      engine = nil
+      stream += running.streamEvents
+      running.clearStreamEvents()
+      engine = running
     }
 
     public mutating func handle(_ events: [RawEvent], firings: inout [GestureEvent], trace: inout [String]) {

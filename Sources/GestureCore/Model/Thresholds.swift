@@ -65,7 +65,7 @@ public struct Thresholds: Hashable, Sendable {
   /// The names used in configuration files, in documentation order.
   public static let keys: [String] = [
     "tap-slop", "tap-max-duration", "multi-tap-gap", "multi-tap-distance", "long-press",
-    "finger-landing", "swipe-min-distance", "swipe-max-duration", "swipe-angle", "pinch-in",
+    "finger-landing", "swipe-min-distance", "swipe-max-duration", "swipe-min-speed", "swipe-angle", "pinch-in",
     "pinch-out", "rotate-angle", "edge-width", "stuck-contact",
   ]
 }

@@ -1,13 +1,14 @@
 /// What one continuous gesture kind measures from the fingers (pan: the centroid's offset,
 /// pinch: the scale, rotate: the angle), relative to the reference: the fingers' positions
-/// when the sequence's last finger landed. A new kind is one of these plus its row in
+/// when the sequence's last finger landed. Each frame it reads the sequence's `MotionTrack`
+/// (its `MotionFrame`), the one measurement the stream reports too. A new kind is one of these plus its row in
 /// `GestureKind.traits`.
 protocol GestureMeasure: CustomStringConvertible {
   static var kind: GestureKind { get }
   /// Measures from the reference, or says why the fingers give no usable reference.
   static func reference(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Result<Self, RecognizerFailure>
-  /// Follows the fingers' current positions.
-  mutating func update(_ fingers: [SequenceFinger], geometry: PanelGeometry)
+  /// Follows the track, restarted at the reference this measure was taken at.
+  mutating func update(_ motion: MotionFrame)
   /// The measure step levels are counted on, along `direction`'s axis (growing towards the
   /// directions that raise a level); see `ContinuousMeasure`.
   func levelMeasure(along direction: Direction) -> Double
@@ -102,10 +103,10 @@ struct ContinuousRecognizer<Measure: GestureMeasure> {
     return move(to: .failed(.wrongFingerCount), on: "finger count fixed")
   }
 
-  @inline(__always)  // See ContinuousRecognizers.update.
-  mutating func update(_ fingers: [SequenceFinger], geometry: PanelGeometry) {
+  @inline(__always)  // See RecognizerTable.frame.
+  mutating func update(_ motion: MotionFrame) {
     guard isLive else { return }
-    measure?.update(fingers, geometry: geometry)
+    measure?.update(motion)
   }
 
   mutating func recognize(_ direction: Direction) -> Transition<State>? {
@@ -123,6 +124,26 @@ struct ContinuousRecognizer<Measure: GestureMeasure> {
   private mutating func move(to new: State, on event: StaticString) -> Transition<State> {
     defer { state = new }
     return Transition(from: state, event: event, to: new)
+  }
+}
+
+extension ContinuousRecognizer: Recognizer {
+  static var kind: GestureKind { Measure.kind }
+
+  /// Neither failed nor recognized: it may still be recognized.
+  var isPossible: Bool { state == .waiting || state == .tracking }
+
+  mutating func landed(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Transition<State>? {
+    fingersLanded(fingers, geometry: geometry)
+  }
+
+  @inline(__always)  // Once per frame for each bound kind, from the arbiter's frame.
+  mutating func frame(_ motion: MotionFrame) {
+    update(motion)
+  }
+
+  mutating func lifted(_ finger: SequenceFinger, in context: RecognizerContext) -> Transition<State>? {
+    fail(.lifted)
   }
 }
 

@@ -45,3 +45,24 @@ struct LongPressRecognizer {
     return Transition(from: state, event: event, to: new)
   }
 }
+
+extension LongPressRecognizer: Recognizer {
+  static let kind = GestureKind.longPress
+
+  var isPossible: Bool { state == .possible }
+
+  /// Fails at the first travel beyond the slop, which is also the finger's farthest yet.
+  mutating func moved(_ finger: inout SequenceFinger, travel: Double, in context: RecognizerContext)
+    -> Transition<State>?
+  {
+    fingerMoved(travel: travel, slop: context.tapRule.slop)
+  }
+
+  mutating func lifted(_ finger: SequenceFinger, in context: RecognizerContext) -> Transition<State>? {
+    fail(.lifted)
+  }
+
+  func deadline(start: Timestamp, thresholds: Thresholds) -> Timestamp? {
+    state == .possible ? start + thresholds.longPress : nil
+  }
+}

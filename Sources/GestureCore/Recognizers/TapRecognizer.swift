@@ -49,6 +49,28 @@ struct TapRecognizer {
   }
 }
 
+extension TapRecognizer: Recognizer {
+  static let kind = GestureKind.tap
+
+  var isPossible: Bool { state == .possible }
+
+  mutating func moved(_ finger: inout SequenceFinger, travel: Double, in context: RecognizerContext)
+    -> Transition<State>?
+  {
+    guard state == .possible else { return nil }
+    return context.tapRule.fingerMoved(&finger, travel: travel, at: context.now, liftStarted: context.liftStarted)
+      .flatMap { fail($0) }
+  }
+
+  mutating func lifted(_ finger: SequenceFinger, in context: RecognizerContext) -> Transition<State>? {
+    context.tapRule.fingerLifted(finger, at: context.now, liftStarted: context.liftStarted).flatMap { fail($0) }
+  }
+
+  func deadline(start: Timestamp, thresholds: Thresholds) -> Timestamp? {
+    state == .possible ? start + thresholds.tapMaxDuration : nil
+  }
+}
+
 /// A recognizer's state change, kept for the engine's verbose trace.
 struct Transition<State> {
   var from: State
@@ -69,6 +91,8 @@ public enum RecognizerFailure: Error, Hashable, Sendable, CustomStringConvertibl
   case tooShort(millimetres: Double, needed: Double)
   case tooSlow
   case offAxis(degrees: Double)
+  /// A swipe longer than `swipe-max-duration` whose release was slower than `swipe-min-speed`.
+  case releasedTooSlowly(millimetresPerSecond: Double, needed: Double)
 
   /// What happened, as the event of a trace line.
   var event: StaticString {
@@ -79,7 +103,7 @@ public enum RecognizerFailure: Error, Hashable, Sendable, CustomStringConvertibl
     case .spoiled: "sequence spoiled"
     case .otherGestureWon: "other gesture won"
     case .wrongFingerCount: "finger count"
-    case .tooShort, .tooSlow, .offAxis: "measured"
+    case .tooShort, .tooSlow, .offAxis, .releasedTooSlowly: "measured"
     }
   }
 
@@ -94,6 +118,8 @@ public enum RecognizerFailure: Error, Hashable, Sendable, CustomStringConvertibl
     case .tooShort(let mm, let needed): "travelled \(formatted(mm)) mm < \(formatted(needed)) mm"
     case .tooSlow: "too slow"
     case .offAxis(let degrees): "\(formatted(degrees))° off axis"
+    case .releasedTooSlowly(let speed, let needed):
+      "too slow and released at \(formatted(speed)) mm/s < \(formatted(needed)) mm/s"
     }
   }
 }

@@ -17,7 +17,8 @@ struct SequenceFinger {
 struct TouchSequence {
   static let maxFingers = 5
 
-  /// Counted from 1 per engine, so that a device's sequences can be told apart downstream.
+  /// Counted from 1 per engine (over all its sequences), so that a device's sequences can be
+  /// told apart downstream.
   var number = 0
   var startTime = Timestamp(microseconds: 0)
   /// The counted fingers, in landing order (at most `maxFingers`; storage reused).
@@ -28,8 +29,8 @@ struct TouchSequence {
 
   init() { fingers.reserveCapacity(Self.maxFingers) }
 
-  mutating func reset(at time: Timestamp) {
-    number += 1
+  mutating func reset(at time: Timestamp, number: Int) {
+    self.number = number
     startTime = time
     fingers.removeAll(keepingCapacity: true)
     region = nil

@@ -1,0 +1,819 @@
+/// One touch sequence's recognition: from its first finger down to its last finger up, what
+/// it fires. `GestureArbiter` routes each contact to one of these when it lands.
+///
+/// The sequence itself is one state machine (`SequenceState`, see TouchSequence.swift); the
+/// recognizers are one each per gesture kind (`RecognizerTable`). In a profile without a
+/// `simultaneous:` group the first gesture recognized wins the sequence and every other
+/// fails; with a group, its members all step in one sequence. Only bound gestures are
+/// recognized, so an unbound one can never steal a sequence. Which binding a recognized
+/// gesture fires was worked out when the engine was made (`BindingIndex`).
+///
+/// The value lives on between sequences of its route (the panel's shared sequence, or one
+/// independent region's), so that its tap chain spans them and its storage is reused.
+struct SequenceArbiter {
+  let profile: Profile
+  let geometry: PanelGeometry
+  private let thresholds: Thresholds
+  private let slop: Double
+  /// `slop` for the per-frame comparisons, without a square root.
+  private let slopLimit: DistanceLimit
+  /// What the continuous kinds are recognized at.
+  private let limits: RecognitionLimits
+  private let multiTapDistance: Double
+  private let edgeWidth: Double
+  private let index: BindingIndex
+  private let tapRule: TapSlopRule
+
+  /// The independent region this value serves, nil for the panel's shared sequence and for
+  /// a value of the pool that serves none now.
+  var route: Int?
+  /// The sequence's contacts not dropped: counted by `GestureArbiter` as they land, lift
+  /// and are dropped.
+  var liveContacts = 0
+  private(set) var sequence = TouchSequence()
+  private(set) var state = SequenceState.idle
+  /// What the current sequence (region, finger count) can fire.
+  private var bound = BindingIndex.SequenceBindings()
+  /// The step bindings' levels for the current sequence, pan first, then pinch, then rotate.
+  private var levels: [StepLevel] = []
+  /// Where each kind's run of `levels` ends, in the order of `RecognizerTable.forEachContinuousKind`
+  /// (set with `levels`, so that a frame need not look for the runs).
+  private var levelRunEnds: [Int] = []
+  private var recognizers = RecognizerTable()
+  /// The sequence's fingers measured from its reference: what the measures, the stream and
+  /// the swipe's release speed read.
+  private var track = MotionTrack()
+  /// Where the fingers were when the long press fired: its drag steps and its stream are
+  /// measured from there (nil until it fires).
+  private var longPressReference: MotionReference?
+  /// Where the long press's drag levels begin in `levels` (they run to its end).
+  private var dragLevelStart = 0
+  /// The continuous gestures' streams in this sequence (followed while `reportsStream`).
+  private var streams = GestureStreams()
+  /// A binding needs the rates without the stream: a swipe with `swipe-min-speed`.
+  private let swipesNeedRates: Bool
+  private var multiTap = MultiTapRecognizer()
+  var now = Timestamp(microseconds: 0) {
+    didSet { tracer.now = now }
+  }
+
+  /// Trace lines and records since `GestureArbiter` last took them (`flush`).
+  var tracer = Tracer()
+  /// Inputs its state machine has no transition for, since it was made.
+  private(set) var impossibleInputs = 0
+
+  /// Whether a frame in which no contact lands or lifts can fire something now: a bound
+  /// pan, pinch or rotation steps on moves, and a tap chain whose next tap is under way
+  /// ends (and fires) as soon as that tap slides beyond the slop. Everything else fires at
+  /// a landing, a lift or a deadline. The daemon reads a panel's movement in batches while
+  /// this is false (docs/devices.md, "Reading at contact changes").
+  var firesOnMoves: Bool {
+    if hasContinuousBindings { return true }
+    if recognizers.tap.isPossible, case .continuing = multiTap.state { return true }
+    return false
+  }
+  private let hasContinuousBindings: Bool
+
+  /// Whether a deadline can fire something now: a long press that is possible and bound, a
+  /// tap chain (its gap's end, or its next touch's count, duration or drop ending it),
+  /// steps (continuous bindings) and forwarding's held touches. Otherwise every deadline
+  /// pending only moves the state on (the end of the landing, a contact held still), which
+  /// the engine does by itself before the next event stamped after it, with the same result.
+  var deadlineCanFire: Bool {
+    if hasContinuousBindings || forwarding { return true }
+    if case .idle = multiTap.state {} else { return true }
+    return state.isActive && recognizers.longPress.isPossible && index.longPressBound(region: sequence.region)
+  }
+
+  // Forwarding (`forward: true`): what becomes of each sequence's raw frames.
+  private let forwarding: Bool
+  /// Ended sequences whose taps wait in the tap chain: its end decides them all.
+  private var chainSequences: [Int] = []
+  /// The current sequence's outcome, once decided (or nil while undecided, and while it
+  /// waits in the chain: then `inChain`).
+  private var currentOutcome: SequenceDisposition.Outcome?
+  private var currentInChain = false
+  /// Decisions since `flush`, in the order they happened.
+  private(set) var dispositions: [SequenceDisposition] = []
+  /// See `DeviceEngine.reportsStream`.
+  var reportsStream = false
+  private(set) var streamEvents: [GestureStreamEvent] = []
+
+  init(profile: Profile, geometry: PanelGeometry, index: BindingIndex) {
+    self.profile = profile
+    self.geometry = geometry
+    thresholds = profile.thresholds
+    slop = thresholds.tapSlop.millimetres(diagonal: geometry.diagonal)
+    multiTapDistance = thresholds.multiTapDistance.millimetres(diagonal: geometry.diagonal)
+    edgeWidth = thresholds.edgeWidth.millimetres(diagonal: geometry.diagonal)
+    self.index = index
+    tapRule = TapSlopRule(slop: slop)
+    slopLimit = DistanceLimit(slop)
+    limits = RecognitionLimits(thresholds, slop: slop)
+    forwarding = profile.forward
+    hasContinuousBindings = profile.bindings.contains {
+      GestureKind.continuous.contains($0.gesture) || ($0.gesture == .longPress && $0.step != nil)
+    }
+    swipesNeedRates = thresholds.swipeMinSpeed > 0 && profile.bindings.contains { $0.gesture == .swipe }
+    levels.reserveCapacity(profile.bindings.count)
+    levelRunEnds.reserveCapacity(GestureKind.continuous.count)
+  }
+
+  /// Whether nothing is left of the last sequence: no contact, no tap chain waiting, nothing
+  /// held. A value of the pool that is done may serve another region.
+  var isDone: Bool {
+    !state.isActive && liveContacts == 0 && multiTap.state == .idle && chainSequences.isEmpty
+  }
+
+  /// Moves what was traced and decided since the last call to the engine's own.
+  @inline(__always)
+  mutating func flush(
+    into tracer: inout Tracer, dispositions: inout [SequenceDisposition], streamEvents: inout [GestureStreamEvent]
+  ) {
+    if self.tracer.isOn || self.tracer.keepsRecords { flushTrace(into: &tracer) }
+    if forwarding, !self.dispositions.isEmpty {
+      dispositions.append(contentsOf: self.dispositions)
+      self.dispositions.removeAll(keepingCapacity: true)
+    }
+    if reportsStream, !self.streamEvents.isEmpty {
+      streamEvents.append(contentsOf: self.streamEvents)
+      self.streamEvents.removeAll(keepingCapacity: true)
+    }
+  }
+
+  private mutating func flushTrace(into tracer: inout Tracer) {
+    if !self.tracer.lines.isEmpty {
+      tracer.lines.append(contentsOf: self.tracer.lines)
+      self.tracer.lines.removeAll(keepingCapacity: true)
+    }
+    if !self.tracer.records.isEmpty {
+      tracer.records.append(contentsOf: self.tracer.records)
+      self.tracer.records.removeAll(keepingCapacity: true)
+    }
+  }
+
+  // MARK: Time
+
+  /// Lowers `next` to the earliest time this sequence has something due (`found`: whether
+  /// anything is). Mutating (though it changes nothing), as `heldTouchDeadline`.
+  @inline(__always)
+  mutating func earliestDue(_ next: inout Int64, _ found: inout Bool) {
+    func consider(_ t: Timestamp) {
+      if t.microseconds <= next {
+        next = t.microseconds
+        found = true
+      }
+    }
+    if let gapEnd = multiTap.deadline(gap: thresholds.multiTapGap) { consider(gapEnd) }
+    if state.isActive {
+      let start = sequence.startTime
+      if state == .landing { consider(start + thresholds.fingerLanding) }
+      // A tap's and a long press's time only fire something in a tap chain, or when bound.
+      if case .continuing = multiTap.state, let held = recognizers.tap.deadline(start: start, thresholds: thresholds) {
+        consider(held)
+      }
+      if index.longPressBound(region: sequence.region),
+        let pressed = recognizers.longPress.deadline(start: start, thresholds: thresholds)
+      {
+        consider(pressed)
+      }
+      if forwarding, let held = heldTouchDeadline(start: start) { consider(held) }
+    }
+  }
+
+  /// For `earliestDue()` while forwarding: the first moment a held touch can no longer be a
+  /// tap or a swipe. Out of line, so that what it reads is not loaded at every frame
+  /// without forwarding too; mutating (though it changes nothing), so that the arbiter is
+  /// passed in place: a non-mutating call was passed a copy of it.
+  @inline(never)
+  private mutating func heldTouchDeadline(start: Timestamp) -> Timestamp? {
+    guard isUndecided else { return nil }
+    var next: Timestamp?
+    if recognizers.tap.isPossible { next = start + thresholds.tapMaxDuration + 1 }
+    // With swipe-min-speed a swipe can fire at any age: only its lift decides it.
+    if recognizers.swipe.isPossible, thresholds.swipeMinSpeed <= 0, now <= start + thresholds.swipeMaxDuration {
+      let swipeEnd = start + thresholds.swipeMaxDuration + 1
+      if next.map({ swipeEnd < $0 }) ?? true { next = swipeEnd }
+    }
+    return next
+  }
+
+  /// Runs this sequence's deadlines due at `time` (the landing's end, the tap's and long
+  /// press's times, the tap chain's gap); `GestureArbiter` then drops stuck contacts and
+  /// calls `deadlinesRan`.
+  mutating func runDeadlines(at time: Timestamp, into output: inout [GestureEvent]) {
+    if state.isActive {
+      let start = sequence.startTime
+      if state == .landing, time >= start + thresholds.fingerLanding { fixCount(into: &output) }
+      if let held = recognizers.tap.deadline(start: start, thresholds: thresholds), time >= held,
+        let t = recognizers.tap.heldTooLong()
+      {
+        changed(t, of: TapRecognizer.self, into: &output)
+      }
+      if time >= start + thresholds.longPress { longPressTimeReached(into: &output) }
+    }
+    if let gapEnd = multiTap.deadline(gap: thresholds.multiTapGap), time >= gapEnd {
+      finish(multiTap.gapElapsed(), into: &output)
+    }
+  }
+
+  /// After a deadline run: a sequence left without contacts ends.
+  mutating func deadlinesRan(into output: inout [GestureEvent]) {
+    if state.isActive, liveContacts == 0 { endSequence(into: &output) }
+    settleDisposition()
+  }
+
+  // MARK: Frames
+
+  /// After a frame's changes: the continuous gestures follow the fingers, and a sequence
+  /// whose last contact lifted ends.
+  @inline(__always)
+  mutating func frameEnded(into output: inout [GestureEvent]) {
+    if state.isActive {
+      followContinuous(into: &output)
+      if liveContacts == 0 { endSequence(into: &output) }
+    }
+    settleDisposition()
+  }
+
+  /// A contact of this route landed (`GestureArbiter` counted it in `liveContacts`);
+  /// `number` is the engine's last sequence number, counted on when this starts a sequence.
+  /// Returns whether it did.
+  mutating func began(_ change: ContactChange, number: inout Int, into output: inout [GestureEvent]) -> Bool {
+    if liveContacts == 1 || !state.isActive {
+      // A first finger, or only dropped contacts were down: the new finger starts afresh.
+      if state.isActive { endSequence(into: &output) }
+      number += 1
+      startSequence(change, number: number, into: &output)
+      return true
+    } else if state != .landing || sequence.fingerCount >= TouchSequence.maxFingers {
+      lateFinger(into: &output)
+    } else {
+      sequence.fingers.append(
+        SequenceFinger(contact: change.id, downTime: now, down: change.position, current: change.position))
+      transition(.fingerDown)
+      fingersLanded(into: &output)
+    }
+    return false
+  }
+
+  /// Contact `change.id` moved (`GestureArbiter` followed its anchor); `c` is where its
+  /// finger probably is among the sequence's.
+  @inline(__always)
+  mutating func moved(_ change: ContactChange, likely c: Int, into output: inout [GestureEvent]) {
+    // A closed sequence fires nothing more: where its fingers are is never read again.
+    // The sequence's fingers are mostly the contacts, in the same order.
+    guard state.isActive, !state.isClosed, let f = sequence.index(of: change.id, tryingFirst: c) else { return }
+    sequence.fingers[f].current = change.position
+    // The travel from where the finger landed only matters to the tap and the long press.
+    guard recognizers.tap.isPossible || recognizers.longPress.isPossible else { return }
+    fingerTravelled(f, into: &output)
+  }
+
+  /// Finger `f` moved while a tap or a long press is possible: its travel from where it
+  /// landed, which only matters beyond the slop (within it, both take 0 as they would the
+  /// real distance).
+  @inline(never)
+  private mutating func fingerTravelled(_ f: Int, into output: inout [GestureEvent]) {
+    let squared = geometry.squaredDistance(sequence.fingers[f].down, sequence.fingers[f].current)
+    let travel = slopLimit.isClearlyWithin(squared: squared) ? 0 : squared.squareRoot()
+    var action = RecognizerActions.Moved(finger: sequence.fingers[f], travel: travel, context: context)
+    forEachRecognizer(&action, into: &output)
+    sequence.fingers[f] = action.finger
+  }
+
+  /// What the recognizers may read about now.
+  private var context: RecognizerContext {
+    RecognizerContext(now: now, tapRule: tapRule, liftStarted: sequence.firstLift)
+  }
+
+  /// A contact of this sequence lifted or was cancelled (`GestureArbiter` took it out of
+  /// `liveContacts`); `frame` holds every change of its frame.
+  mutating func ended(
+    _ change: ContactChange, frame: UnsafeBufferPointer<ContactChange>, into output: inout [GestureEvent]
+  ) {
+    guard state.isActive else { return }
+    if change.phase == .cancelled {
+      cancelSequence(into: &output)
+      return
+    }
+    guard let f = sequence.index(of: change.id) else { return }
+    sequence.fingers[f].current = change.position
+    sequence.fingers[f].lifted = true
+    var lifted = RecognizerActions.Lifted(finger: sequence.fingers[f], context: context)
+    if sequence.firstLift == nil { sequence.firstLift = now }
+    forEachRecognizer(&lifted, into: &output)
+    // The last finger's lift is the sequence's end, handled there.
+    if sequence.fingersDown > 0, case .claimed = state {
+      transition(.fingerLifted)
+      endSteps(liftsEveryFinger(frame) ? .lift : .fingers, into: &output)
+    }
+  }
+
+  /// Whether `frame` lifts every finger of the sequence still down: its steps end at the
+  /// first of those lifts, and what ended them is the last finger's lift.
+  private func liftsEveryFinger(_ frame: UnsafeBufferPointer<ContactChange>) -> Bool {
+    sequence.fingers.allSatisfy { finger in
+      finger.lifted || frame.contains { $0.id == finger.contact && $0.phase == .ended }
+    }
+  }
+
+  // MARK: Sequence
+
+  /// Applies one event to the sequence state and traces it. An event the state has no
+  /// transition for is an arbiter bug: counted and traced, the state left alone.
+  @discardableResult
+  private mutating func transition(_ event: SequenceEvent) -> Bool {
+    let old = state
+    let new: SequenceState
+    switch (old, event) {
+    case (.idle, .fingerDown), (.landing, .fingerDown): new = .landing
+    case (.landing, .landingElapsed): new = .open
+    case (.open, .recognized(let kind)): new = .claimed(GestureKindSet([kind]))
+    case (.claimed(var kinds), .recognized(let kind)):
+      kinds.insert(kind)
+      new = .claimed(kinds)
+    case (.landing, .lateFinger), (.open, .lateFinger), (.landing, .contactCancelled), (.open, .contactCancelled):
+      new = .closed(.spoiled)
+    case (.claimed, .lateFinger), (.claimed, .fingerLifted): new = .closed(.countChanged)
+    case (.claimed, .contactCancelled): new = .closed(.cancelled)
+    case (.closed, .lateFinger), (.closed, .fingerLifted), (.closed, .contactCancelled): new = old
+    case (.idle, _): new = .idle
+    case (_, .lastFingerUp), (_, .reset): new = .idle
+    default:
+      impossible("sequence: \(old) has no transition on \(event)")
+      return false
+    }
+    if tracer.isOn { note("sequence: \(old) → \(event) → \(new)") }
+    if tracer.keepsRecords { tracer.keep(.sequence(state: new.description, event: event.description)) }
+    state = new
+    return true
+  }
+
+  private mutating func startSequence(_ change: ContactChange, number: Int, into output: inout [GestureEvent]) {
+    settleDisposition()
+    sequence.reset(at: now, number: number)
+    if forwarding {
+      currentOutcome = nil
+      currentInChain = false
+    }
+    sequence.fingers.append(
+      SequenceFinger(contact: change.id, downTime: now, down: change.position, current: change.position))
+    let start = change.position.clamped
+    sequence.region = profile.region(atX: start.x, y: start.y)
+    var reset = RecognizerActions.Reset()
+    forEachRecognizer(&reset, into: &output)
+    longPressReference = nil
+    streams.reset()
+    if tracer.isOn {
+      let region = sequence.region.map { profile.regions[$0].name } ?? "none"
+      note(
+        "sequence began at (\(formatted(start.x * 100))%, \(formatted(start.y * 100))%) region \(region), #\(sequence.number)"
+      )
+    }
+    if tracer.keepsRecords { tracer.keep(.sequenceBegan(number: sequence.number, region: sequence.region)) }
+    transition(.fingerDown)
+    fingersLanded(into: &output)
+    let near = isNearChain(change.position)
+    finish(multiTap.touchBegan(region: sequence.region, isNear: near), into: &output)
+  }
+
+  /// Whether `point` is within `multi-tap-distance` of the waiting tap chain's first tap.
+  private func isNearChain(_ point: Point) -> Bool {
+    switch multiTap.state {
+    case .idle: true
+    case .waiting(let chain), .continuing(let chain): geometry.distance(point, chain.centroid) <= multiTapDistance
+    }
+  }
+
+  /// A finger of the sequence landed (before the count is fixed): the continuous gestures
+  /// take their reference afresh and the step levels restart from 0.
+  private mutating func fingersLanded(into output: inout [GestureEvent]) {
+    bound = index.sequence(region: sequence.region, fingers: sequence.fingerCount)
+    var quantities = MotionTrack.quantities(for: bound.continuousKinds)
+    if !bound.longPressDrags.isEmpty { quantities.insert(.centroid) }
+    if reportsStream || (swipesNeedRates && !bound.swipes.isEmpty) { quantities.insert(.rates) }
+    track.quantities = quantities
+    track.restart(sequence.fingers, geometry: geometry, at: now)
+    var landed = RecognizerActions.Landed(fingers: sequence.fingers, geometry: geometry)
+    forEachRecognizer(&landed, into: &output)
+    levels.removeAll(keepingCapacity: true)
+    levelRunEnds.removeAll(keepingCapacity: true)
+    RecognizerTable.forEachContinuousKind { kind in
+      for c in bound.continuous where c.kind == kind {
+        guard let width = c.width else { continue }
+        levels.append(StepLevel(binding: c.binding, kind: kind, direction: c.direction, width: width))
+      }
+      levelRunEnds.append(levels.count)
+    }
+    dragLevelStart = levels.count
+    for c in bound.longPressDrags {
+      levels.append(StepLevel(binding: c.binding, kind: .longPress, direction: c.direction, width: c.step ?? 0))
+    }
+  }
+
+  private mutating func lateFinger(into output: inout [GestureEvent]) {
+    if case .claimed = state {
+      transition(.lateFinger)
+      endSteps(.fingers, into: &output)
+    } else if transition(.lateFinger), state == .closed(.spoiled) {
+      failAll(.spoiled, into: &output)
+    }
+  }
+
+  /// A cancelled or dropped contact: nothing more fires; steps already going end.
+  mutating func cancelSequence(into output: inout [GestureEvent]) {
+    let wasClaimed = !state.claimed.isEmpty
+    transition(.contactCancelled)
+    if wasClaimed { endSteps(.cancel, into: &output) }
+    failAll(.spoiled, into: &output)
+  }
+
+  /// The finger count is now fixed: later fingers close the sequence.
+  /// `stepping`: false when the sequence is ending, which then fires no steps.
+  private mutating func fixCount(stepping: Bool = true, into output: inout [GestureEvent]) {
+    guard state == .landing else { return }
+    transition(.landingElapsed)
+    let count = sequence.fingerCount
+    var fixed = RecognizerActions.CountFixed(count: count)
+    forEachRecognizer(&fixed, into: &output)
+    let near = isNearChain(sequence.downCentroid)
+    finish(multiTap.fingersFixed(count: count, isNear: near), into: &output)
+    if stepping { evaluateContinuous(into: &output) }
+  }
+
+  private mutating func failAll(_ why: RecognizerFailure, into output: inout [GestureEvent]) {
+    var fail = RecognizerActions.Fail(why: why)
+    forEachRecognizer(&fail, into: &output)
+  }
+
+  private mutating func endSequence(into output: inout [GestureEvent]) {
+    fixCount(stepping: false, into: &output)
+    let duration = now - sequence.startTime
+    if state == .open, recognizers.swipe.isPossible {
+      var dx = 0.0
+      var dy = 0.0
+      for finger in sequence.fingers {
+        let d = geometry.millimetres(from: finger.down, to: finger.current)
+        dx += d.dx
+        dy += d.dy
+      }
+      let n = Double(max(1, sequence.fingerCount))
+      let track = self.track
+      let t = recognizers.swipe.lastFingerUp(
+        displacement: (dx / n, dy / n), duration: duration, geometry: geometry, thresholds: thresholds,
+        releaseSpeed: { track.speed(along: $0) })
+      trace(SwipeRecognizer.kind.rawValue, t)
+      if case .recognized(let direction) = recognizers.swipe.state, let binding = swipeBinding(direction) {
+        win(.swipe, into: &output)
+        fire(binding: binding, gesture: .swipe, direction: direction, into: &output)
+      }
+    }
+    if let t = recognizers.tap.lastFingerUp(duration: duration, maxDuration: thresholds.tapMaxDuration) {
+      changed(t, of: TapRecognizer.self, into: &output)
+    }
+    if case .claimed = state { endSteps(.lift, into: &output) }
+    transition(.lastFingerUp)
+    settleDisposition()
+  }
+
+  // MARK: Recognition
+
+  /// `action` on every recognizer of the table, in its order; each transition is traced.
+  /// The tap goes first, and its outcome reaches the tap chain before the others hear of it.
+  @inline(__always)
+  private mutating func forEachRecognizer<A: RecognizerAction>(_ action: inout A, into output: inout [GestureEvent]) {
+    if recognizers.applyToTap(&action, trace: &tracer) { tapSettled(into: &output) }
+    recognizers.applyToTheOthers(&action, trace: &tracer)
+  }
+
+  /// A recognizer moved: traced, and a tap's outcome goes on to the tap chain.
+  private mutating func changed<R: Recognizer>(
+    _ t: Transition<R.State>, of recognizer: R.Type, into output: inout [GestureEvent]
+  ) {
+    trace(R.kind.rawValue, t)
+    if R.kind == .tap { tapSettled(into: &output) }
+  }
+
+  /// The tap recognizer moved on: a failed tap ends a chain, a finished one joins it.
+  private mutating func tapSettled(into output: inout [GestureEvent]) {
+    switch recognizers.tap.state {
+    case .failed:
+      finish(multiTap.notATap(), into: &output)
+    case .tapped:
+      if isUndecided {
+        // Its fate is the chain's now (decided in `finish`, maybe at once).
+        chainSequences.append(sequence.number)
+        currentInChain = true
+      }
+      let fingers = sequence.fingerCount
+      let highest = index.sequence(region: sequence.region, fingers: fingers).highestTaps
+      let action = multiTap.tapped(
+        fingers: fingers, region: sequence.region, position: sequence.firstDown, centroid: sequence.downCentroid,
+        at: now, highestBound: highest)
+      finish(action, into: &output)
+    case .possible:
+      break
+    }
+  }
+
+  /// Fires a finished tap chain's binding for exactly its count, if one is bound.
+  private mutating func finish(_ action: MultiTapRecognizer.Action, into output: inout [GestureEvent]) {
+    guard case .end(let chain) = action else { return }
+    if tracer.isOn { note("tap chain ended: \(chain.taps) × \(chain.fingers)-finger") }
+    let binding = index.sequence(region: chain.region, fingers: chain.fingers).taps[chain.taps]
+    if forwarding { decideChain(binding != nil ? .claimed : .passThrough) }
+    if tracer.keepsRecords {
+      tracer.keep(.tapChainEnded(taps: chain.taps, fingers: chain.fingers, region: chain.region, bound: binding != nil))
+    }
+    guard let binding else { return }
+    output.append(
+      GestureEvent(
+        time: now, binding: binding, gesture: .tap, sequence: sequence.number, fingers: chain.fingers,
+        taps: chain.taps, position: chain.position.clamped, region: chain.region))
+  }
+
+  private mutating func longPressTimeReached(into output: inout [GestureEvent]) {
+    guard recognizers.longPress.isPossible else { return }
+    fixCount(into: &output)
+    guard recognizers.longPress.isPossible else { return }
+    guard state == .open, sequence.fingersDown == sequence.fingerCount, bound.longPressBound else {
+      trace(LongPressRecognizer.kind.rawValue, recognizers.longPress.fail(.wrongFingerCount))
+      return
+    }
+    trace(LongPressRecognizer.kind.rawValue, recognizers.longPress.timeReached())
+    win(.longPress, into: &output)
+    longPressReference = track.here
+    if let binding = bound.longPress { fire(binding: binding, gesture: .longPress, into: &output) }
+    if reportsStream { beginStream(.longPress) }
+  }
+
+  /// After a frame: the continuous gestures follow the fingers, step levels follow them,
+  /// and recognized gestures fire their steps, pan first, then pinch, then rotate.
+  /// Only the kinds bound for this sequence are followed: nothing reads an unbound kind's
+  /// measure (it fires nothing, and `bound` changes only where every reference is taken
+  /// afresh, in `fingersLanded`).
+  /// A closed sequence fires nothing more, steps nor ends: nothing reads its measures.
+  @inline(__always)  // Once per frame, from `process`.
+  private mutating func followContinuous(into output: inout [GestureEvent]) {
+    guard !track.quantities.isEmpty, !state.isClosed else { return }
+    track.follow(sequence.fingers, geometry: geometry, at: now)
+    recognizers.frame(track.frame, kinds: bound.continuousKinds)
+    evaluateContinuous(into: &output)
+    if longPressReference != nil, dragLevelStart < levels.count { followDrag(into: &output) }
+    if reportsStream, streams.anyStreaming {
+      let values = track.values(from: track.reference, geometry: geometry)
+      let pressed = longPressReference.map { track.values(from: $0, geometry: geometry) } ?? values
+      streams.change(values, longPress: pressed, streamFrame, into: &streamEvents)
+    }
+  }
+
+  /// A long press that fired with drag bindings: their levels follow the fingers' offset
+  /// from where it fired and step as a pan's (hold and drag).
+  private mutating func followDrag(into output: inout [GestureEvent]) {
+    guard let reference = longPressReference, state.claimed.contains(.longPress) else { return }
+    let (dx, dy) = track.offset(from: reference, geometry: geometry)
+    for i in dragLevelStart..<levels.count {
+      let measure = levels[i].direction.isHorizontal ? dx : dy
+      guard levels[i].wouldMove(measure) else { continue }
+      let moved = levels[i].follow(measure)
+      fireSteps(level: i, count: levels[i].steps(for: moved), into: &output)
+    }
+  }
+
+  /// What every stream event of this frame shares.
+  private var streamFrame: StreamEmitter.Frame {
+    StreamEmitter.Frame(time: now, sequence: sequence.number, fingers: sequence.fingerCount, region: sequence.region)
+  }
+
+  /// `kind` was recognized (a long press: fired): its stream begins.
+  private mutating func beginStream(_ kind: GestureKind) {
+    let reference = kind == .longPress ? (longPressReference ?? track.reference) : track.reference
+    let values = track.values(from: reference, geometry: geometry)
+    trace("\(kind.rawValue) stream", streams.begin(kind, values, streamFrame, into: &streamEvents))
+  }
+
+  /// Moves every level to the current measures; recognized kinds step, the others are
+  /// checked against their thresholds (once the count is fixed and nothing closed).
+  ///
+  /// Only tracking and recognized kinds are looked at: a waiting kind has no measure, and a
+  /// failed one never fires again in this sequence, so where its levels stand is never read.
+  private mutating func evaluateContinuous(into output: inout [GestureEvent]) {
+    let stepping = state == .open || !state.claimed.isEmpty
+    // Each kind's levels are the run that follows the previous kind's (see `fingersLanded`).
+    var run = 0
+    RecognizerTable.forEachContinuousKind { kind in
+      let levelStart = run == 0 ? 0 : levelRunEnds[run - 1]
+      evaluateContinuous(kind, levels: levelStart..<levelRunEnds[run], stepping: stepping, into: &output)
+      run += 1
+    }
+  }
+
+  /// `evaluateContinuous` for one kind, whose levels are `run`. Inlined with `kind` a
+  /// constant, so that every switch on it folds away: a loop over the kinds dispatched on
+  /// the kind at every level and call (about 600 instructions a two-finger frame).
+  @inline(__always)
+  private mutating func evaluateContinuous(
+    _ kind: GestureKind, levels run: Range<Int>, stepping: Bool, into output: inout [GestureEvent]
+  ) {
+    guard bound.continuousKinds.contains(kind) else { return }
+    let recognized = recognizers.isRecognized(kind)
+    guard recognized || recognizers.isTracking(kind) else { return }
+    // `run` lies within `levels`: the test is always true, and spares the subscripts below
+    // their own bounds checks, at every level of every frame.
+    for i in run where levels.indices.contains(i) {
+      guard let measure = recognizers.levelMeasure(kind, along: levels[i].direction),
+        levels[i].wouldMove(measure)
+      else { continue }
+      let moved = levels[i].follow(measure)
+      if recognized && stepping { fireSteps(level: i, count: levels[i].steps(for: moved), into: &output) }
+    }
+    guard stepping, !recognized,
+      let direction = recognizers.recognizeIfCrossed(kind, bound.continuous, limits: limits, trace: &tracer)
+    else { return }
+    win(kind, into: &output)
+    if reportsStream { beginStream(kind) }
+    if let oneShot = bound.continuous.first(where: { $0.kind == kind && $0.direction == direction && $0.width == nil })
+    {
+      fire(binding: oneShot.binding, gesture: kind, direction: direction, into: &output)
+    }
+    for i in run {
+      fireSteps(level: i, count: levels[i].due, into: &output)
+    }
+  }
+
+  /// `kind` won (or, in a group, joined) the sequence: every gesture that may not share it
+  /// fails.
+  private mutating func win(_ kind: GestureKind, into output: inout [GestureEvent]) {
+    transition(.recognized(kind))
+    if forwarding {
+      if currentOutcome == .passThrough {
+        let number = sequence.number
+        impossible("sequence #\(number) passed through, then \(kind) won")
+      }
+      if isUndecided { decide(.claimed) }
+    }
+    let group = profile.simultaneous
+    var sharing = group.contains(kind) ? group : GestureKindSet()
+    sharing.insert(kind)
+    var fail = RecognizerActions.Fail(why: .otherGestureWon, sparing: sharing)
+    forEachRecognizer(&fail, into: &output)
+    if reportsStream { streams.end(.cancel, sparing: sharing, streamFrame, into: &streamEvents, trace: &tracer) }
+  }
+
+  private func event(binding: Int, gesture: GestureKind, phase: GestureEvent.Phase, direction: Direction?)
+    -> GestureEvent
+  {
+    var event = GestureEvent(
+      time: now, binding: binding, gesture: gesture, phase: phase, sequence: sequence.number,
+      fingers: sequence.fingerCount, direction: direction, position: sequence.firstDown.clamped,
+      region: sequence.region)
+    recognizers.report(gesture, into: &event)
+    if gesture == .longPress, phase != .oneShot, let reference = longPressReference {
+      (event.dx, event.dy) = track.offset(from: reference, geometry: geometry)
+    }
+    return event
+  }
+
+  private mutating func fire(
+    binding: Int, gesture: GestureKind, direction: Direction? = nil, into output: inout [GestureEvent]
+  ) {
+    output.append(event(binding: binding, gesture: gesture, phase: .oneShot, direction: direction))
+  }
+
+  private mutating func fireSteps(level i: Int, count: Int, into output: inout [GestureEvent]) {
+    for _ in 0..<max(0, count) {
+      levels[i].fired += 1
+      let level = levels[i]
+      output.append(
+        event(binding: level.binding, gesture: level.kind, phase: .step(level.fired), direction: level.direction))
+    }
+  }
+
+  /// The sequence's steps are over: one end event per step binding that fired a step, with
+  /// why; the streams going end too, for the same reason.
+  private mutating func endSteps(_ reason: EndReason, into output: inout [GestureEvent]) {
+    for i in levels.indices where levels[i].fired > 0 {
+      let level = levels[i]
+      var end = event(
+        binding: level.binding, gesture: level.kind, phase: .end(steps: level.fired), direction: level.direction)
+      end.endReason = reason
+      output.append(end)
+      levels[i].fired = 0
+    }
+    if reportsStream { streams.end(reason, streamFrame, into: &streamEvents, trace: &tracer) }
+  }
+
+  /// The best swipe binding in `direction` (the index ranks them): an edge swipe needs the
+  /// sequence to start near its edge.
+  private func swipeBinding(_ direction: Direction) -> Int? {
+    let start = sequence.firstDown.clamped
+    for candidate in bound.swipes where candidate.direction == direction {
+      if let edge = candidate.edge, !isNear(edge, start) { continue }
+      return candidate.binding
+    }
+    return nil
+  }
+
+  // MARK: Geometry
+
+  private func isNear(_ edge: Edge, _ p: Point) -> Bool {
+    switch edge {
+    case .left: p.x * geometry.width <= edgeWidth
+    case .right: (1 - p.x) * geometry.width <= edgeWidth
+    case .top: p.y * geometry.height <= edgeWidth
+    case .bottom: (1 - p.y) * geometry.height <= edgeWidth
+    }
+  }
+
+  /// The sequence is cancelled from outside (device gone, reload): steps going end, nothing
+  /// else fires, and its contacts are forgotten.
+  mutating func reset(at time: Timestamp, into output: inout [GestureEvent]) {
+    now = time
+    if case .claimed = state { endSteps(.cancel, into: &output) }
+    if state.isActive { transition(.reset) }
+    liveContacts = 0
+    multiTap.reset()
+    // Nothing is decided for what was held: the runtime drops it with the reset.
+    chainSequences.removeAll(keepingCapacity: true)
+    currentOutcome = nil
+    currentInChain = false
+  }
+
+  // MARK: Forwarding
+
+  /// Whether the current sequence's frames are being held: forwarding, begun, and neither
+  /// decided nor waiting in the tap chain.
+  private var isUndecided: Bool {
+    forwarding && sequence.number > 0 && currentOutcome == nil && !currentInChain
+  }
+
+  private mutating func decide(_ outcome: SequenceDisposition.Outcome) {
+    currentOutcome = outcome
+    record(SequenceDisposition(time: now, sequence: sequence.number, outcome: outcome))
+  }
+
+  /// The tap chain ended: every sequence waiting in it gets its outcome.
+  private mutating func decideChain(_ outcome: SequenceDisposition.Outcome) {
+    for number in chainSequences {
+      if number == sequence.number { currentOutcome = outcome }
+      record(SequenceDisposition(time: now, sequence: number, outcome: outcome))
+    }
+    chainSequences.removeAll(keepingCapacity: true)
+  }
+
+  private mutating func record(_ disposition: SequenceDisposition) {
+    dispositions.append(disposition)
+    if tracer.isOn { note("forwarding: \(disposition)") }
+  }
+
+  /// After every frame and deadline: an undecided sequence that can no longer become any
+  /// bound gesture passes through now.
+  private mutating func settleDisposition() {
+    guard isUndecided, !canStillFire else { return }
+    decide(.passThrough)
+  }
+
+  /// Whether some bound gesture can still come of the current sequence. Conservative: what
+  /// the recognizers have not ruled out, for every finger count it may still reach.
+  private var canStillFire: Bool {
+    guard state.isActive, !state.isClosed else { return false }
+    if !state.claimed.isEmpty { return true }
+    let last = state == .landing ? TouchSequence.maxFingers : sequence.fingerCount
+    let lifted = sequence.firstLift != nil
+    let start = sequence.firstDown.clamped
+    let swipeInTime = thresholds.swipeMinSpeed > 0 || now - sequence.startTime <= thresholds.swipeMaxDuration
+    for fingers in sequence.fingerCount...max(sequence.fingerCount, last) {
+      let b = index.sequence(region: sequence.region, fingers: fingers)
+      if recognizers.tap.isPossible, !b.taps.isEmpty { return true }
+      if recognizers.swipe.isPossible, swipeInTime,
+        b.swipes.contains(where: { candidate in candidate.edge.map { isNear($0, start) } ?? true })
+      {
+        return true
+      }
+      guard !lifted else { continue }
+      if recognizers.longPress.isPossible, b.longPressBound { return true }
+      for kind in GestureKind.continuous where b.continuousKinds.contains(kind) && recognizers.isPossible(kind) {
+        return true
+      }
+    }
+    return false
+  }
+
+  // MARK: Trace
+
+  private mutating func trace<State: CustomStringConvertible>(_ name: String, _ t: Transition<State>?) {
+    tracer.record(name, t)
+  }
+
+  /// Call as `if tracer.isOn { note(…) }` so that nothing is formatted when the trace is off.
+  private mutating func note(_ message: String) {
+    tracer.note(message)
+  }
+
+  /// Counts an input that cannot happen; the message is only built when tracing.
+  private mutating func impossible(_ message: @autoclosure () -> String) {
+    impossibleInputs += 1
+    if tracer.isOn { tracer.note("impossible input: \(message())") }
+  }
+}
