@@ -84,7 +84,7 @@ GESTURED := $(SCRATCH)/release/gestured
 # libstdc++.a is found first through STATIC_CXX_DIR: the static stdlib's link arguments
 # name -lstdc++ after every flag given here, so -Bstatic cannot reach it.
 STATIC_CXX_DIR := $(SCRATCH)/static-libstdc++
-LINK_ORDER := Sources/gestured/link-order.txt
+LINK_ORDER := Tests/Benchmarks/link-order.txt
 RELEASE_LINK_FLAGS := --static-swift-stdlib --disable-local-rpath \
   -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now \
   -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
