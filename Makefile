@@ -65,22 +65,21 @@ BUILD := $(SWIFT) build --scratch-path $(SCRATCH) $(SWIFT_FLAGS)
 GESTURED := $(SCRATCH)/release/gestured
 # The release binary runs where no Swift is installed: the Swift standard library and
 # libdispatch linked in, no RUNPATH into the build tree or the toolchain, symbols stripped
-# (about 9 MB; `make check-binary` checks all three); full RELRO (bind now), as Debian
-# hardens its binaries. What keeps its resident memory small (BENCHMARKS.md, "Memory"):
-# - lld (the toolchain's; gold has no DT_RELR) with -z pack-relative-relocs: 26 500
-#   relative relocations in 5 KB instead of 637 KB that the loader read at every start
-#   (needs glibc 2.36, Debian 12);
+# (`make check-binary` checks all three); full RELRO (bind now), as Debian hardens its
+# binaries. What keeps its resident memory small (BENCHMARKS.md, row "RSS"):
+# - lld (the toolchain's; gold has no DT_RELR) with -z pack-relative-relocs: the relative
+#   relocations the loader reads at every start packed (needs glibc 2.36, Debian 12);
 # - --no-export-dynamic after the static stdlib's -export-dynamic: nothing looks up the
-#   executable's own symbols, and 280 KB of symbol tables go;
+#   executable's own symbols, so their tables go;
 # - libstdc++ and libgcc's unwinder linked in (the Swift runtime needs a few string and
-#   new/delete functions of libstdc++): the loader no longer maps libstdc++.so and its
-#   600 KB of symbol tables. docs/packaging.md says what this means for security updates.
+#   new/delete functions of libstdc++): the loader maps no libstdc++.so and its symbol
+#   tables. docs/packaging.md says what this means for security updates.
 # - one section per function in our modules, and the functions that start-up and the
 #   event loop run placed first in .text (LINK_ORDER, which `make link-order` makes from a
-#   callgrind run in the VM): the pages they touch, and the 64 KB around each page fault
-#   that the kernel maps with it, hold code that runs. A listed function that no longer
-#   exists is skipped without a word (--no-warn-symbol-ordering); a stale list costs
-#   memory, never correctness.
+#   callgrind run in the VM): the pages they touch, and those the kernel maps around each
+#   page fault, hold code that runs. A listed function that no longer exists is skipped
+#   without a word (--no-warn-symbol-ordering); a stale list costs memory, never
+#   correctness.
 # libstdc++.a is found first through STATIC_CXX_DIR: the static stdlib's link arguments
 # name -lstdc++ after every flag given here, so -Bstatic cannot reach it.
 STATIC_CXX_DIR := $(SCRATCH)/static-libstdc++
