@@ -346,8 +346,9 @@ fuzz-smoke: fuzz-build
 	    $(FUZZ_DIR)/smoke-$$target.log | grep -o '[0-9]*$$') runs without a crash"; \
 	done
 
-# The figures measured without a VM: the core over the generated stream (gestured-bench,
-# with the malloc-counting preload for allocations per frame) and `gestured replay` of a
+# The figures measured without a VM: the core over each generated stream (gestured-bench,
+# with the malloc-counting preload for allocations per frame; its instructions per raw
+# event by callgrind, so gestured-bench keeps its symbols) and `gestured replay` of a
 # generated 5 M-event recording (time and peak RSS by /usr/bin/time), for BENCHMARKS.md;
 # `gestured check` at the config size cap and protocol A frames with 64 contacts, for
 # docs/testing.md#benchmarks. Measured here, never in unit tests.
@@ -358,7 +359,9 @@ $(MALLOC_COUNT): Tests/Benchmarks/malloc-count.c
 	$(CC) -O2 -Wall -Werror -shared -fPIC -o $@ $<
 
 bench: build $(MALLOC_COUNT)
-	$(BUILD) -c release $(RELEASE_FLAGS) --product gestured-bench
+	@command -v valgrind >/dev/null || { echo "bench: installing valgrind"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y valgrind; }
+	$(BUILD) -c release $(RELEASE_LINK_FLAGS) --product gestured-bench
 	Tests/Benchmarks/bench.sh $(GESTURED) $(SCRATCH)/release/gestured-bench $(abspath $(MALLOC_COUNT)) $(BENCH_DIR)
 	Tests/Benchmarks/config-and-matching.sh $(GESTURED) $(BENCH_DIR)/config-and-matching
 

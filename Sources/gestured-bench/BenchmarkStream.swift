@@ -59,10 +59,35 @@ enum BenchmarkStream {
     """
   }
 
-  static let panels: [(name: String, line: String)] = [
-    ("protocol B", #"panel mt-b name="Bench Panel B" x=0..4095 y=0..2303 resolution=16 slots=10"#),
-    ("protocol A", #"panel mt-a name="Bench Panel A" x=0..4095 y=0..2303 resolution=16"#),
+  /// A stream `gestured-bench core --stream NAME` runs: the panel and script it is made
+  /// of, the config it runs against and the instruction count it must stay within.
+  struct Definition: Sendable {
+    /// What `--stream` takes.
+    var name: String
+    var title: String
+    /// The TouchScript of one round, its panel line included.
+    var script: String
+    var configuration: String
+    /// Instructions per raw event in `DeviceEngine.handle(events:into:)` (callgrind, run by
+    /// Tests/Benchmarks/bench.sh), at most: BENCHMARKS.md's row "instructions per raw event".
+    var instructionGoal: Int
+  }
+
+  /// Every stream, in the order `core` runs them and `streams` lists them.
+  static let streams: [Definition] = [
+    Definition(
+      name: "B", title: "protocol B",
+      script: script(panel: #"panel mt-b name="Bench Panel B" x=0..4095 y=0..2303 resolution=16 slots=10"#),
+      configuration: configuration, instructionGoal: 123),
+    Definition(
+      name: "A", title: "protocol A",
+      script: script(panel: #"panel mt-a name="Bench Panel A" x=0..4095 y=0..2303 resolution=16"#),
+      configuration: configuration, instructionGoal: 152),
   ]
+
+  static func stream(named name: String) -> Definition? {
+    streams.first { $0.name == name }
+  }
 
   struct Stream {
     var name: String
@@ -76,8 +101,8 @@ enum BenchmarkStream {
     var description: String
   }
 
-  static func loadConfiguration() throws(GenerationError) -> Configuration {
-    let result = ConfigLoader.parse(configuration, file: "benchmark.yaml")
+  static func loadConfiguration(_ definition: Definition) throws(GenerationError) -> Configuration {
+    let result = ConfigLoader.parse(definition.configuration, file: "benchmark-\(definition.name).yaml")
     guard let configuration = result.configuration else {
       throw GenerationError(
         description: "the benchmark config does not load: "
@@ -86,10 +111,10 @@ enum BenchmarkStream {
     return configuration
   }
 
-  /// One round of the script on `panel`.
-  static func round(panel: (name: String, line: String)) throws(GenerationError) -> TouchScript {
+  /// One round of the stream's script.
+  static func round(_ definition: Definition) throws(GenerationError) -> TouchScript {
     do {
-      return try TouchScript.parse(script(panel: panel.line), file: "benchmark-\(panel.name).touch")
+      return try TouchScript.parse(definition.script, file: "benchmark-\(definition.name).touch")
     } catch {
       throw GenerationError(description: "the benchmark script does not parse: \(error)")
     }
@@ -97,8 +122,8 @@ enum BenchmarkStream {
 
   /// At least `minimumEvents` events: rounds of the script, each starting a second after
   /// the previous one ended, so every round's sequences end and the next starts fresh.
-  static func make(panel: (name: String, line: String), minimumEvents: Int) throws(GenerationError) -> Stream {
-    let script = try round(panel: panel)
+  static func make(_ definition: Definition, minimumEvents: Int) throws(GenerationError) -> Stream {
+    let script = try round(definition)
     guard let last = script.events.last else { throw GenerationError(description: "the script has no events") }
     let roundLength = last.time.microseconds + 1_000_000
     var events: [RawEvent] = []
@@ -112,6 +137,6 @@ enum BenchmarkStream {
       offset += roundLength
     }
     let frames = events.reduce(0) { $0 + ($1.type == EventType.syn && $1.code == SynCode.report ? 1 : 0) }
-    return Stream(name: panel.name, device: script.device, events: events, frames: frames)
+    return Stream(name: definition.title, device: script.device, events: events, frames: frames)
   }
 }
