@@ -396,7 +396,7 @@ bench-vm-profile: build
 	  GESTURED_TOUCH=$(abspath $(SCRATCH)/release/gestured-touch) \
 	  Tests/Benchmarks/profile-in-vm.sh $(abspath $(BENCH_DIR)/vm-profile)
 
-# LINK_ORDER again (BENCHMARKS.md, "Memory"), after code changed what start-up or the loop
+# LINK_ORDER again (BENCHMARKS.md, row "RSS"), after code changed what start-up or the loop
 # runs: gestured (release, the same link, its symbols kept) under callgrind in one VM boot
 # with two panels, start-up, then swipes and taps with their actions; link-order.py keeps
 # the functions that have a section of their own, by lld's map of that link.
