@@ -12,6 +12,9 @@
 #   tmpfs    run a copy in the guest's own /tmp (memory) instead of the shared root
 #   hotplug  the panel made after READY=1 (a new one for this run), not before the start
 #   never    bound to `swipe up`, which the stream never fires: no action runs
+#   hold     the file held open from this run to the end of the script, as its page cache
+#            is kept on a real system (the guest's 9p root drops a file's pages when nothing
+#            holds it: every run reads its binary again)
 # Prints one line per run; RESULTS/cold-runs.txt keeps them. Needs GESTURED_TOUCH.
 set -euo pipefail
 results="$1"
@@ -47,6 +50,7 @@ for run in "$@"; do
   config="$SCENARIO_DIR/fires.yaml"
   case ",$options," in *,never,*) config="$SCENARIO_DIR/never.yaml" ;; esac
   case ",$options," in *,preread,*) cat "$binary" > /dev/null ;; esac
+  case ",$options," in *,hold,*) exec {held}<"$binary" ;; esac
   case ",$options," in
     *,tmpfs,*)
       cp "$binary" "$SCENARIO_DIR/$(basename "$binary").tmpfs"
