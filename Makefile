@@ -65,26 +65,25 @@ BUILD := $(SWIFT) build --scratch-path $(SCRATCH) $(SWIFT_FLAGS)
 GESTURED := $(SCRATCH)/release/gestured
 # The release binary runs where no Swift is installed: the Swift standard library and
 # libdispatch linked in, no RUNPATH into the build tree or the toolchain, symbols stripped
-# (about 9 MB; `make check-binary` checks all three); full RELRO (bind now), as Debian
-# hardens its binaries. What keeps its resident memory small (BENCHMARKS.md, "Memory"):
-# - lld (the toolchain's; gold has no DT_RELR) with -z pack-relative-relocs: 26 500
-#   relative relocations in 5 KB instead of 637 KB that the loader read at every start
-#   (needs glibc 2.36, Debian 12);
+# (`make check-binary` checks all three); full RELRO (bind now), as Debian hardens its
+# binaries. What keeps its resident memory small (BENCHMARKS.md, row "RSS"):
+# - lld (the toolchain's; gold has no DT_RELR) with -z pack-relative-relocs: the relative
+#   relocations the loader reads at every start packed (needs glibc 2.36, Debian 12);
 # - --no-export-dynamic after the static stdlib's -export-dynamic: nothing looks up the
-#   executable's own symbols, and 280 KB of symbol tables go;
+#   executable's own symbols, so their tables go;
 # - libstdc++ and libgcc's unwinder linked in (the Swift runtime needs a few string and
-#   new/delete functions of libstdc++): the loader no longer maps libstdc++.so and its
-#   600 KB of symbol tables. docs/packaging.md says what this means for security updates.
+#   new/delete functions of libstdc++): the loader maps no libstdc++.so and its symbol
+#   tables. docs/packaging.md says what this means for security updates.
 # - one section per function in our modules, and the functions that start-up and the
 #   event loop run placed first in .text (LINK_ORDER, which `make link-order` makes from a
-#   callgrind run in the VM): the pages they touch, and the 64 KB around each page fault
-#   that the kernel maps with it, hold code that runs. A listed function that no longer
-#   exists is skipped without a word (--no-warn-symbol-ordering); a stale list costs
-#   memory, never correctness.
+#   callgrind run in the VM): the pages they touch, and those the kernel maps around each
+#   page fault, hold code that runs. A listed function that no longer exists is skipped
+#   without a word (--no-warn-symbol-ordering); a stale list costs memory, never
+#   correctness.
 # libstdc++.a is found first through STATIC_CXX_DIR: the static stdlib's link arguments
 # name -lstdc++ after every flag given here, so -Bstatic cannot reach it.
 STATIC_CXX_DIR := $(SCRATCH)/static-libstdc++
-LINK_ORDER := Sources/gestured/link-order.txt
+LINK_ORDER := Tests/Benchmarks/link-order.txt
 RELEASE_LINK_FLAGS := --static-swift-stdlib --disable-local-rpath \
   -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now \
   -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
@@ -350,8 +349,9 @@ fuzz-smoke: fuzz-build
 	    $(FUZZ_DIR)/smoke-$$target.log | grep -o '[0-9]*$$') runs without a crash"; \
 	done
 
-# The figures measured without a VM: the core over the generated stream (gestured-bench,
-# with the malloc-counting preload for allocations per frame) and `gestured replay` of a
+# The figures measured without a VM: the core over each generated stream (gestured-bench,
+# with the malloc-counting preload for allocations per frame; its instructions per raw
+# event by callgrind, so gestured-bench keeps its symbols) and `gestured replay` of a
 # generated 5 M-event recording (time and peak RSS by /usr/bin/time), for BENCHMARKS.md;
 # `gestured check` at the config size cap and protocol A frames with 64 contacts, for
 # docs/testing.md#benchmarks. Measured here, never in unit tests.
@@ -362,7 +362,9 @@ $(MALLOC_COUNT): Tests/Benchmarks/malloc-count.c
 	$(CC) -O2 -Wall -Werror -shared -fPIC -o $@ $<
 
 bench: build $(MALLOC_COUNT)
-	$(BUILD) -c release $(RELEASE_FLAGS) --product gestured-bench
+	@command -v valgrind >/dev/null || { echo "bench: installing valgrind"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y valgrind; }
+	$(BUILD) -c release $(RELEASE_LINK_FLAGS) --product gestured-bench
 	Tests/Benchmarks/bench.sh $(GESTURED) $(SCRATCH)/release/gestured-bench $(abspath $(MALLOC_COUNT)) $(BENCH_DIR)
 	Tests/Benchmarks/config-and-matching.sh $(GESTURED) $(BENCH_DIR)/config-and-matching
 
@@ -379,7 +381,7 @@ bench-vm: build
 	  GESTURED_TOUCH=$(abspath $(SCRATCH)/release/gestured-touch) \
 	  FLOOR_READER=$(abspath $(BENCH_DIR)/vm/floor-reader) \
 	  Tests/Benchmarks/live-in-vm.sh $(abspath $(BENCH_DIR)/vm) 5
-	@cat $(BENCH_DIR)/vm/replay-in-vm.txt $(BENCH_DIR)/vm/strace-gestured.txt $(BENCH_DIR)/vm/idle.txt $(BENCH_DIR)/vm/startup.txt $(BENCH_DIR)/vm/rss.txt $(BENCH_DIR)/vm/latency-summary.txt
+	@cat $(BENCH_DIR)/vm/live-summary.txt $(BENCH_DIR)/vm/replay-in-vm.txt $(BENCH_DIR)/vm/strace-gestured.txt $(BENCH_DIR)/vm/idle.txt $(BENCH_DIR)/vm/startup.txt $(BENCH_DIR)/vm/rss.txt $(BENCH_DIR)/vm/latency-summary.txt
 
 # The instructions behind those ticks (BENCHMARKS.md): gestured (release, not stripped, for
 # function names) and lisgd under callgrind in one VM boot, over a slower stream of swipes.
@@ -397,7 +399,7 @@ bench-vm-profile: build
 	  GESTURED_TOUCH=$(abspath $(SCRATCH)/release/gestured-touch) \
 	  Tests/Benchmarks/profile-in-vm.sh $(abspath $(BENCH_DIR)/vm-profile)
 
-# LINK_ORDER again (BENCHMARKS.md, "Memory"), after code changed what start-up or the loop
+# LINK_ORDER again (BENCHMARKS.md, row "RSS"), after code changed what start-up or the loop
 # runs: gestured (release, the same link, its symbols kept) under callgrind in one VM boot
 # with two panels, start-up, then swipes and taps with their actions; link-order.py keeps
 # the functions that have a section of their own, by lld's map of that link.

@@ -33,9 +33,7 @@ let package = Package(
       name: "GesturedRuntime",
       dependencies: ["GestureCore", "GesturedConfig", "GesturedSystem", "TouchGestures", "CEvdev", "CGesturedShim"]),
     .executableTarget(
-      name: "gestured", dependencies: ["GestureCore", "GesturedConfig", "GesturedSystem", "GesturedRuntime"],
-      // The release link's symbol ordering file (Makefile LINK_ORDER), not a source.
-      exclude: ["link-order.txt"]),
+      name: "gestured", dependencies: ["GestureCore", "GesturedConfig", "GesturedSystem", "GesturedRuntime"]),
     // Scripted touches → raw events / evemu recordings, for tests and the VM harness.
     .target(name: "TouchScript", dependencies: ["GestureCore"]),
     .executableTarget(name: "gestured-touch", dependencies: ["TouchScript", "GestureCore", "CEvdev"]),

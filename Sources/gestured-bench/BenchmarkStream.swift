@@ -64,9 +64,36 @@ enum BenchmarkStream {
     """
   }
 
-  static let panels: [(name: String, line: String)] = [
-    ("protocol B", #"panel mt-b name="Bench Panel B" x=0..4095 y=0..2303 resolution=16 slots=10"#),
-    ("protocol A", #"panel mt-a name="Bench Panel A" x=0..4095 y=0..2303 resolution=16"#),
+  /// A stream `gestured-bench core --stream NAME` runs: the panel and script it is made
+  /// of, the config it runs against and the instruction count it must stay within.
+  struct Definition: Sendable {
+    /// What `--stream` takes.
+    var name: String
+    var title: String
+    /// The TouchScript of one round, its panel line included.
+    var script: String
+    var configuration: String
+    /// Instructions per raw event in `DeviceEngine.handle(events:into:)` (callgrind, run by
+    /// Tests/Benchmarks/bench.sh), at most: BENCHMARKS.md's row "instructions per raw event".
+    var instructionGoal: Int
+
+    /// One of the two streams that differ only in the touch protocol (A, B).
+    var isProtocolStream: Bool { name == "A" || name == "B" }
+  }
+
+  /// Every stream, in the order `core` runs them and `streams` lists them.
+  static let streams: [Definition] = [
+    Definition(
+      name: "B", title: "protocol B",
+      script: script(panel: #"panel mt-b name="Bench Panel B" x=0..4095 y=0..2303 resolution=16 slots=10"#),
+      configuration: configuration, instructionGoal: 123),
+    Definition(
+      name: "A", title: "protocol A",
+      script: script(panel: #"panel mt-a name="Bench Panel A" x=0..4095 y=0..2303 resolution=16"#),
+      configuration: configuration, instructionGoal: 152),
+    Definition(
+      name: "independent", title: "independent", script: independentScript,
+      configuration: independentConfiguration, instructionGoal: 123),
   ]
 
   /// The third stream's config: the same bindings on a panel whose halves are independent
@@ -84,7 +111,7 @@ enum BenchmarkStream {
   /// a pan on the right while the left pinches in. Panel 256 × 144 mm: the fractions below
   /// put each gesture in its half.
   static let independentScript = """
-    \(panels[0].line)
+    panel mt-b name="Bench Panel B" x=0..4095 y=0..2303 resolution=16 slots=10
     seed 7
     jitter 0.2mm
     rate 240hz
@@ -131,20 +158,9 @@ enum BenchmarkStream {
 
     """
 
-  /// A stream to measure: its name (what `--stream` takes), the script of one round and
-  /// the config it is recognized with.
-  struct Source {
-    var name: String
-    var script: String
-    var configuration: String
+  static func stream(named name: String) -> Definition? {
+    streams.first { $0.name == name }
   }
-
-  /// Every stream `gestured-bench core` measures, in order.
-  static let sources: [Source] = [
-    Source(name: "protocol B", script: script(panel: panels[0].line), configuration: configuration),
-    Source(name: "protocol A", script: script(panel: panels[1].line), configuration: configuration),
-    Source(name: "independent", script: independentScript, configuration: independentConfiguration),
-  ]
 
   struct Stream {
     var name: String
@@ -158,8 +174,8 @@ enum BenchmarkStream {
     var description: String
   }
 
-  static func loadConfiguration(_ text: String = configuration) throws(GenerationError) -> Configuration {
-    let result = ConfigLoader.parse(text, file: "benchmark.yaml")
+  static func loadConfiguration(_ definition: Definition) throws(GenerationError) -> Configuration {
+    let result = ConfigLoader.parse(definition.configuration, file: "benchmark-\(definition.name).yaml")
     guard let configuration = result.configuration else {
       throw GenerationError(
         description: "the benchmark config does not load: "
@@ -168,10 +184,10 @@ enum BenchmarkStream {
     return configuration
   }
 
-  /// One round of `source`'s script.
-  static func round(_ source: Source) throws(GenerationError) -> TouchScript {
+  /// One round of the stream's script.
+  static func round(_ definition: Definition) throws(GenerationError) -> TouchScript {
     do {
-      return try TouchScript.parse(source.script, file: "benchmark-\(source.name).touch")
+      return try TouchScript.parse(definition.script, file: "benchmark-\(definition.name).touch")
     } catch {
       throw GenerationError(description: "the benchmark script does not parse: \(error)")
     }
@@ -179,8 +195,8 @@ enum BenchmarkStream {
 
   /// At least `minimumEvents` events: rounds of the script, each starting a second after
   /// the previous one ended, so every round's sequences end and the next starts fresh.
-  static func make(_ source: Source, minimumEvents: Int) throws(GenerationError) -> Stream {
-    let script = try round(source)
+  static func make(_ definition: Definition, minimumEvents: Int) throws(GenerationError) -> Stream {
+    let script = try round(definition)
     guard let last = script.events.last else { throw GenerationError(description: "the script has no events") }
     let roundLength = last.time.microseconds + 1_000_000
     var events: [RawEvent] = []
@@ -194,6 +210,6 @@ enum BenchmarkStream {
       offset += roundLength
     }
     let frames = events.reduce(0) { $0 + ($1.type == EventType.syn && $1.code == SynCode.report ? 1 : 0) }
-    return Stream(name: source.name, device: script.device, events: events, frames: frames)
+    return Stream(name: definition.title, device: script.device, events: events, frames: frames)
   }
 }

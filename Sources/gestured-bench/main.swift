@@ -1,11 +1,13 @@
 // gestured-bench: the figures of BENCHMARKS.md that are measured inside one process.
 //
-//   gestured-bench core [--events N] [--runs R] [--panel A|B | --stream NAME]
+//   gestured-bench core [--events N] [--runs R] [--stream NAME]
 //       raw events through frame assembly, recognition and binding lookup (DeviceEngine),
-//       on the generated streams (BenchmarkStream): both protocols, and "independent" (two
-//       independent regions busy at once, protocol B); or one of them, for a profile;
-//       with the preload of Tests/Benchmarks/malloc-count.c also heap allocations per frame
-//       after warm-up
+//       N a stream (default 10 M), on every generated stream (BenchmarkStream) or the one
+//       named; with the preload of Tests/Benchmarks/malloc-count.c also heap allocations
+//       per frame after warm-up
+//   gestured-bench streams
+//       the streams `core --stream` takes, one a line: NAME, the goal of instructions per
+//       raw event in DeviceEngine.handle(events:into:), then the title
 //   gestured-bench recording FILE [--events N]
 //       writes the generated protocol B stream as an evemu recording (default 5 M events),
 //       and the config it is recognized with as FILE.yaml, for `gestured replay`
@@ -107,20 +109,14 @@ func runCore(_ stream: BenchmarkStream.Stream, warmUp: Int, configuration: Confi
 
 func core(_ arguments: [String]) {
   var arguments = arguments
-  let total = option("--events", in: &arguments, default: 20_000_000)
+  let perStream = option("--events", in: &arguments, default: 10_000_000)
   let runs = option("--runs", in: &arguments, default: 5)
-  var sources = BenchmarkStream.sources
-  if let at = arguments.firstIndex(of: "--panel") {
-    guard at + 1 < arguments.count, let source = sources.first(where: { $0.name == "protocol \(arguments[at + 1])" })
-    else { fail("--panel needs A or B") }
-    sources = [source]
-    arguments.removeSubrange(at...(at + 1))
-  }
+  var definitions = BenchmarkStream.streams
   if let at = arguments.firstIndex(of: "--stream") {
-    let names = sources.map { "'\($0.name)'" }.joined(separator: ", ")
-    guard at + 1 < arguments.count, let source = sources.first(where: { $0.name == arguments[at + 1] })
-    else { fail("--stream needs one of \(names)") }
-    sources = [source]
+    guard at + 1 < arguments.count, let definition = BenchmarkStream.stream(named: arguments[at + 1]) else {
+      fail("--stream needs one of: \(BenchmarkStream.streams.map(\.name).joined(separator: ", "))")
+    }
+    definitions = [definition]
     arguments.removeSubrange(at...(at + 1))
   }
   guard arguments.isEmpty else { fail("core: unknown argument '\(arguments[0])'") }
@@ -128,16 +124,16 @@ func core(_ arguments: [String]) {
     var totalEvents = 0
     var totalSeconds = 0.0
     var protocolStreams = 0
-    for source in sources {
-      let configuration = try BenchmarkStream.loadConfiguration(source.configuration)
-      let warmUp = try BenchmarkStream.round(source).events.count
-      let stream = try BenchmarkStream.make(source, minimumEvents: total / BenchmarkStream.panels.count)
+    for definition in definitions {
+      let configuration = try BenchmarkStream.loadConfiguration(definition)
+      let warmUp = try BenchmarkStream.round(definition).events.count
+      let stream = try BenchmarkStream.make(definition, minimumEvents: perStream)
       var results: [CoreRun] = []
       for _ in 0..<runs { results.append(runCore(stream, warmUp: warmUp, configuration: configuration)) }
       let rates = results.map(\.eventsPerSecond).sorted()
       let median = rates[rates.count / 2]
-      // "both" combines the two protocols' streams, as it always has.
-      if BenchmarkStream.panels.contains(where: { $0.name == source.name }) {
+      // The core goal is stated for the two protocols' streams together.
+      if definition.isProtocolStream {
         totalEvents += stream.events.count - warmUp
         totalSeconds += Double(stream.events.count - warmUp) / median
         protocolStreams += 1
@@ -148,15 +144,24 @@ func core(_ arguments: [String]) {
         ? "\(first.allocations) heap allocations in \(first.frames) frames after warm-up (making the engine: \(first.engineAllocations))"
         : "allocations not counted (run with LD_PRELOAD of Tests/Benchmarks/malloc-count.c)"
       print(
-        "core \(source.name): \(millions(median)) M events per CPU second, median of \(runs) (min \(millions(rates[0])), max \(millions(rates[rates.count - 1]))); \(stream.events.count - warmUp) events, \(allocations); \(first.firings) firings"
+        "core \(definition.title): \(millions(median)) M events per CPU second, median of \(runs) (min \(millions(rates[0])), max \(millions(rates[rates.count - 1]))); \(stream.events.count - warmUp) events, \(allocations); \(first.firings) firings"
       )
       if results.contains(where: { $0.firings != first.firings }) { fail("runs disagree on the firings") }
     }
     if protocolStreams > 1 {
-      print("core both: \(millions(Double(totalEvents) / totalSeconds)) M events per CPU second (medians combined)")
+      print(
+        "core, both protocols: \(millions(Double(totalEvents) / totalSeconds)) M events per CPU second (medians combined)"
+      )
     }
   } catch {
     fail(error.description)
+  }
+}
+
+func streams(_ arguments: [String]) {
+  guard arguments.isEmpty else { fail("streams: no arguments expected") }
+  for definition in BenchmarkStream.streams {
+    print("\(definition.name) \(definition.instructionGoal) \(definition.title)")
   }
 }
 
@@ -166,8 +171,9 @@ func recording(_ arguments: [String]) {
   guard arguments.count == 1 else { fail("recording: expected one FILE") }
   let path = arguments[0]
   do {
-    let stream = try BenchmarkStream.make(BenchmarkStream.sources[0], minimumEvents: total)
-    guard let config = fopen(path + ".yaml", "w"), fputs(BenchmarkStream.configuration, config) >= 0,
+    let definition = BenchmarkStream.streams[0]
+    let stream = try BenchmarkStream.make(definition, minimumEvents: total)
+    guard let config = fopen(path + ".yaml", "w"), fputs(definition.configuration, config) >= 0,
       fclose(config) == 0
     else { fail("cannot write '\(path).yaml'") }
     guard let file = fopen(path, "w") else { fail("cannot write '\(path)'") }
@@ -189,10 +195,11 @@ func recording(_ arguments: [String]) {
 }
 
 var arguments = Array(CommandLine.arguments.dropFirst())
-guard let command = arguments.first else { fail("usage: gestured-bench core|recording ...") }
+guard let command = arguments.first else { fail("usage: gestured-bench core|streams|recording ...") }
 arguments.removeFirst()
 switch command {
 case "core": core(arguments)
+case "streams": streams(arguments)
 case "recording": recording(arguments)
-default: fail("unknown command '\(command)' (core, recording)")
+default: fail("unknown command '\(command)' (core, streams, recording)")
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # make bench: the figures docs/testing.md#benchmarks quotes, measured on the release binary.
 #   - `gestured check` on a valid config at the 4 MiB size cap (22 000 device entries), on a
-#     40 000-key map and on a 40 000-item list (both quadratic before the tree builder was fixed);
+#     40 000-key map and on a 40 000-item list (sizes where a tree builder that copies goes quadratic);
 #   - `gestured replay` of a protocol A recording with 64 contacts in every frame (the most a
 #     frame holds), per frame, against the same frames with one contact, and with 64 contacts
 #     jumping anywhere every frame.

@@ -2,7 +2,7 @@
 // can cost. One epoll_wait and one read per wake-up, frames counted, nothing recognized,
 // nothing run. Its CPU ticks over the bench stream are the kernel's and the wake-ups'
 // share, which no reader of every frame goes under; set against lisgd's in the same boot
-// they bound the live ratio from below (BENCHMARKS.md, "The floor").
+// they bound the live ratio from below (BENCHMARKS.md, row "the floor").
 //
 // With BATCH_MS > 0 it sleeps that long after each wake-up before reading, so that the
 // frames of that interval are read together: what reading a movement in batches would

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make link-order, inside the VM: which functions gestured runs, for the link's symbol
-# ordering file (Sources/gestured/link-order.txt, made from this by link-order.py). The
+# ordering file (Tests/Benchmarks/link-order.txt, made from this by link-order.py). The
 # same two panels and config as bench-vm's RSS step; gestured (unstripped, the release
 # link's flags) runs under callgrind, which records every function executed. Two dumps:
 # start-up (to READY=1 plus 2 s), then the activity (40 swipes on one panel, 20 taps on

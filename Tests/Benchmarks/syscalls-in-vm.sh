@@ -3,7 +3,7 @@
 # over the bench stream of 40 swipes, per binary: once with a binding that fires (swipe
 # right) and once with one that never does (swipe up): the second gives the calls per
 # frame; the calls only an action makes (pipe2, clone3, pidfd_open, ...) over the actions
-# fired give those per action. BENCHMARKS.md, "System calls per frame", has the figures.
+# fired give those per action. BENCHMARKS.md, row "system calls", has the figures.
 #   Tests/VM/run-in-vm.sh --rwdir RESULTS -- Tests/Benchmarks/syscalls-in-vm.sh RESULTS BIN_DIR...
 # Each BIN_DIR holds gestured and gestured-touch (the first one's gestured-touch plays);
 # RESULTS gets one strace -c table per binary and config, and summary.txt (actions fired).

@@ -58,8 +58,8 @@ extension FrameAssembler {
     var index = start
     while index < events.count {
       // Most reports are a position and nothing else: X, Y, SYN_MT_REPORT. Told apart
-      // three events at a time, they skip the per-event dispatch below (about 34
-      // instructions a report instead of 90); anything else, one event at a time.
+      // three events at a time, they skip the per-event dispatch below; anything else,
+      // one event at a time.
       if report.isEmpty {
         // Wrapping arithmetic, without the overflow checks: index < events.count.
         while index &+ 2 < events.count, count < capacity {
@@ -360,7 +360,7 @@ extension FrameAssembler {
   ) -> Double? {
     var nearest = Double.infinity
     // The loops written out (`while`, two comparisons rather than `max`): this is the one
-    // part of a frame that grows with n², and the ranges and `max` cost a third more.
+    // part of a frame that grows with n², where ranges and `max` cost more.
     var first = 0
     while first < contacts.count &- 1 {
       let x = Double(contacts[first].x)

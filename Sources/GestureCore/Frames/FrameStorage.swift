@@ -1,8 +1,8 @@
 /// The frame assembler's per-frame storage in one object owned by one assembler: the
 /// frame's changes, protocol A's contacts and the matcher's index lists. Every access goes
 /// through a pointer, with neither the uniqueness check nor the bounds check (nor, for the
-/// changes, the generic `removeAll`) an array pays on every element write: together 10 % of
-/// protocol A's time. Sizes are fixed at init, from the bounds the assembler keeps.
+/// changes, the generic `removeAll`) an array pays on every element write, which protocol
+/// A's frames do many times. Sizes are fixed at init, from the bounds the assembler keeps.
 ///
 /// Copy on write: the assembler takes it through `writableStorage()` once per call that
 /// writes (a frame's commit, a report, a lift), which copies it while another assembler (a

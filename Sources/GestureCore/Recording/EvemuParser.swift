@@ -369,8 +369,8 @@ private struct EvemuFileParser {
   /// byte iff `word ^ 0x0A…` has a zero byte; the classic zero-byte test flags the first
   /// such byte exactly).
   ///
-  /// Static, on the piece alone: as a method of this (large) struct, called from its
-  /// mutating ones, Swift copied the whole parser on every line to call it.
+  /// Static, on the piece alone: called as a method from the parser's mutating ones, it
+  /// would be handed a copy of the whole (large) parser on every line.
   @inline(__always)
   static func lineEnd(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
     var index = start

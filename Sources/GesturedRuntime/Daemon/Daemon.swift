@@ -690,8 +690,7 @@ public final class Daemon: @unchecked Sendable {
       result = drainEventByEvent(device)
     } else {
       // Nothing needs the engine between two events: the wake-up's events go to it in one
-      // call (a class's stored engine and firings, reached once per event, cost two
-      // run-time exclusivity checks each, more than the engine's own work on the event).
+      // call, not one exclusivity-checked access to this class's engine per event.
       var batch: [RawEvent] = []
       swap(&batch, &eventBatch)
       batch.removeAll(keepingCapacity: true)
@@ -820,7 +819,7 @@ public final class Daemon: @unchecked Sendable {
     }
     liveView?.records(device.engine.takeRecords(), devnode: device.node.devnode)
     // The handlers themselves, not `recognizer.handler(for:)`: a call on the recognizer
-    // from this class's storage is passed a copy of all of it (over 4 KB, the engine too).
+    // from this class's storage is passed a copy of all of it, the engine too.
     let handlers = firings.isEmpty ? [] : device.recognizer.bindings.handlers
     let stream = printsStream ? device.engine.streamEvents : []
     var nextStream = stream.startIndex

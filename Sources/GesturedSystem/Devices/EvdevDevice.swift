@@ -198,9 +198,8 @@ public final class EvdevDevice {
   ///
   /// The fd is read directly, `readCapacity` events (or what is left of `limit`) per
   /// read(2); a short read means the kernel's buffer is empty, so reading stops there and
-  /// the (level-triggered) event loop calls again for anything that comes later. Read
-  /// through `libevdev_next_event`, as it was until 2026-12-01, every wake-up cost a second
-  /// read that returned EAGAIN: libevdev reads until the buffer is empty. Each event read is
+  /// the (level-triggered) event loop calls again for anything that comes later (libevdev's
+  /// own reading goes on until EAGAIN: a second read every wake-up). Each event read is
   /// given to libevdev (`pass(_:tracking:_:)`), which keeps its view of the device in step
   /// and drops what its own reading drops, so that a resync below starts from exactly what
   /// was passed on.

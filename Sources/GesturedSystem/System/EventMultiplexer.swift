@@ -20,10 +20,9 @@ import Synchronization
 ///
 /// Why not a Dispatch source per descriptor, or one on the set: creating and cancelling
 /// Dispatch read sources at the rate actions come and go hits a use-after-free in
-/// libdispatch's epoll bookkeeping on Linux (swift-corelibs-libdispatch #949: 3 crashes in
-/// 40 runs of 20 short actions each, measured here), and a read source on the set makes
-/// libdispatch hand every wake-up from its epoll thread to a worker thread (futex) and
-/// re-arm the source (epoll_ctl) each time: BENCHMARKS.md measured both per frame. Here
+/// libdispatch's epoll bookkeeping on Linux (swift-corelibs-libdispatch #949), and a read
+/// source on the set makes libdispatch hand every wake-up from its epoll thread to a worker
+/// thread (futex) and re-arm the source (epoll_ctl) each time. Here
 /// `watch` and `unwatch` are plain epoll_ctl calls, done on the queue, synchronously:
 /// nothing is torn down behind our back, and a descriptor may be closed as soon as
 /// `unwatch` returns. Watching happens when a descriptor comes or goes, never per event.

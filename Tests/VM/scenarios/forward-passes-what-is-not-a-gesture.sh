@@ -6,7 +6,7 @@
 # nothing of the bound 5-tap and the bound pinch, which run their commands. Then a SIGKILL of
 # the daemon mid-touch: the kernel removes the clone and ends the grab, and the panel is the
 # app's again. The daemon's log gives the added latency of the frames that went out live,
-# /proc/PID/io its system calls per frame (BENCHMARKS.md, "Forwarding").
+# /proc/PID/io its system calls per frame (BENCHMARKS.md, row "forwarding").
 # vm-time-limit: 240
 source "$VM_TESTS/lib.sh"
 
