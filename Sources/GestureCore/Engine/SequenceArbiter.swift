@@ -334,7 +334,7 @@ struct SequenceArbiter {
     sequence.fingers.append(
       SequenceFinger(contact: change.id, downTime: now, down: change.position, current: change.position))
     let start = change.position.clamped
-    sequence.region = profile.region(atX: start.x, y: start.y)
+    sequence.region = route ?? profile.region(atX: start.x, y: start.y)
     var reset = RecognizerActions.Reset()
     forEachRecognizer(&reset, into: &output)
     if tracer.isOn {
