@@ -272,7 +272,7 @@ final class InputSession: @unchecked Sendable {
       if first {
         first = false
         Self.cancelIfLate(&device.pipeline, now: event.time)
-        device.pipeline.refresh(at: event.time) { evdev.currentPositions(at: event.time) }
+        device.pipeline.refresh(at: event.time)
       }
       device.pipeline.handle(event)
     }
@@ -300,7 +300,7 @@ final class InputSession: @unchecked Sendable {
     live = nil
     let now = MonotonicClock.now()
     Self.cancelIfLate(&device.pipeline, now: now)
-    device.pipeline.refresh(at: now) { device.evdev.currentPositions(at: now) }
+    device.pipeline.refresh(at: now)
     device.pipeline.advance(to: now)
     device.pipeline.flush()
     live = device

@@ -12,6 +12,8 @@ struct Pipeline {
   let node: InputNode?
   private(set) var recognizer: GestureRecognizer<Entry>?
   private var regions: [ScreenRegion] = []
+  /// Each profile region's view; nil for the named regions.
+  private var regionViews: [TouchView?] = []
   private var version = -1
   private var firings: [GestureEvent] = []
 
@@ -27,23 +29,38 @@ struct Pipeline {
   /// Whether the bindings changed since the recognizer was made.
   var isBehind: Bool { screen.version.load(ordering: .acquiring) != version }
 
-  /// Makes the recognizer anew from the bindings now. The sequence in progress is cancelled
-  /// first (its steps end, through the handlers they were made with).
-  mutating func refresh(at time: Timestamp, currentPositions: () -> [RawEvent] = { [] }) {
-    guard isBehind else { return }
-    cancel(at: time)
+  /// Makes the recognizer anew from the bindings now, if they changed and nothing is in
+  /// progress: no finger down and nothing waiting (a tap chain, a long press), so that a
+  /// change never cancels a gesture. Until then the recognizer made before goes on.
+  mutating func refresh(at time: Timestamp) {
+    guard isBehind, let engine = recognizer?.engine, engine.contactsDown == 0, engine.nextDeadline == nil else {
+      return
+    }
     rebuild()
-    var nothing: [GestureEvent] = []
-    for event in currentPositions() { recognizer?.engine.handle(event, into: &nothing) }
   }
 
   private mutating func rebuild() {
-    let (version, bindings, regions) = screen.snapshot()
-    var calibrated = bindings
-    if let node { calibrated.profile = DeviceSelection.effectiveProfile(bindings.profile, node: node) }
-    self.version = version
-    self.regions = regions
+    let snapshot = screen.snapshot()
+    var calibrated = snapshot.bindings
+    if let node { calibrated.profile = DeviceSelection.effectiveProfile(calibrated.profile, node: node) }
+    version = snapshot.version
+    regions = snapshot.regions
+    var regionViews = [TouchView?](repeating: nil, count: calibrated.profile.regions.count)
+    let setupViews = screen.setup.withLock { $0.views }
+    for view in setupViews {
+      if let region = snapshot.viewRegions[view.id], regionViews.indices.contains(region) {
+        regionViews[region] = view
+      }
+    }
+    self.regionViews = regionViews
     recognizer = GestureRecognizer(device: device, bindings: calibrated)
+    let viewRegions = snapshot.viewRegions
+    if !viewRegions.isEmpty {
+      recognizer?.engine.landingRouter = { [weak screen] point in
+        guard let screen, let view = screen.view(at: Position(x: point.x, y: point.y)) else { return nil }
+        return viewRegions[view.id]
+      }
+    }
   }
 
   var nextDeadline: Timestamp? { recognizer?.engine.nextDeadline }
@@ -60,17 +77,28 @@ struct Pipeline {
   }
 
   /// Sends what fired since the last flush to the screen's queue, in one block: one hop for
-  /// the whole batch, none when nothing fired. A handler cancelled in the meantime is skipped.
+  /// the whole batch, none when nothing fired. A handler cancelled or disabled in the
+  /// meantime is skipped, and so is a firing of a view removed in the meantime.
   mutating func flush() {
     guard !firings.isEmpty else { return }
     defer { firings.removeAll(keepingCapacity: true) }
     guard let recognizer else { return }
-    let batch = firings.compactMap { event in recognizer.handler(for: event).map { (entry: $0, event: event) } }
+    var batch: [(handler: Handler, event: GestureEvent, firing: Firing)] = []
+    for event in firings {
+      guard let entry = recognizer.handler(for: event) else { continue }
+      let view = event.region.flatMap { regionViews.indices.contains($0) ? regionViews[$0] : nil }
+      if let view, view.isRemoved { continue }
+      let firing = Firing(regions: regions, view: view)
+      for handler in entry.handlers.all { batch.append((handler, event, firing)) }
+    }
     guard !batch.isEmpty else { return }
-    let regions = regions
     screen.firingHops.add(1, ordering: .relaxed)
+    let sent = batch
     screen.queue.async {
-      for (entry, event) in batch where !entry.token.isCancelled { entry.deliver(event, regions) }
+      for (handler, event, firing) in sent where handler.token.isEnabled {
+        if let view = firing.view, view.isRemoved { continue }
+        handler.deliver(event, firing)
+      }
     }
   }
 }
