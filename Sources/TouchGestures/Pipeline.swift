@@ -15,6 +15,11 @@ struct Pipeline {
   /// Each profile region's view; nil for the named regions.
   private var regionViews: [TouchView?] = []
   private var version = -1
+  /// The continuous gestures followed, as of the recognizer made.
+  private var followers: [MotionFollower] = []
+  /// The panel's size as the user sees it, mm: a view's frame in millimetres.
+  private var panel = PanelSize(width: 1, height: 1)
+  private var motions: [(handler: MotionHandler, motion: Motion)] = []
   private var firings: [GestureEvent] = []
 
   /// nil when the device reports no touch position.
@@ -33,6 +38,7 @@ struct Pipeline {
   /// progress: no finger down and nothing waiting (a tap chain, a long press), so that a
   /// change never cancels a gesture. Until then the recognizer made before goes on.
   mutating func refresh(at time: Timestamp) {
+    cancelRemovedViews()
     guard isBehind, let engine = recognizer?.engine, engine.contactsDown == 0, engine.nextDeadline == nil else {
       return
     }
@@ -54,6 +60,9 @@ struct Pipeline {
     }
     self.regionViews = regionViews
     recognizer = GestureRecognizer(device: device, bindings: calibrated)
+    followers = snapshot.motions.map(MotionFollower.init)
+    recognizer?.engine.reportsStream = !followers.isEmpty
+    if let geometry = recognizer?.engine.geometry { panel = PanelSize(width: geometry.width, height: geometry.height) }
     let viewRegions = snapshot.viewRegions
     if !viewRegions.isEmpty {
       recognizer?.engine.landingRouter = { [weak screen] point in
@@ -80,7 +89,9 @@ struct Pipeline {
   /// the whole batch, none when nothing fired. A handler cancelled or disabled in the
   /// meantime is skipped, and so is a firing of a view removed in the meantime.
   mutating func flush() {
-    guard !firings.isEmpty else { return }
+    followStream()
+    guard !firings.isEmpty || !motions.isEmpty else { return }
+    defer { motions.removeAll(keepingCapacity: true) }
     defer { firings.removeAll(keepingCapacity: true) }
     guard let recognizer else { return }
     var batch: [(handler: Handler, event: GestureEvent, firing: Firing)] = []
@@ -91,14 +102,56 @@ struct Pipeline {
       let firing = Firing(regions: regions, view: view)
       for handler in entry.handlers.all { batch.append((handler, event, firing)) }
     }
-    guard !batch.isEmpty else { return }
+    guard !batch.isEmpty || !motions.isEmpty else { return }
     screen.firingHops.add(1, ordering: .relaxed)
     let sent = batch
+    let moved = motions
     screen.queue.async {
+      // A frame's stream comes before its firings, as in replay's output.
+      for (handler, motion) in moved where handler.token.isEnabled {
+        if let view = motion.view, view.isRemoved, motion.phase != .cancelled { continue }
+        handler.deliver(motion)
+      }
       for (handler, event, firing) in sent where handler.token.isEnabled {
         if let view = firing.view, view.isRemoved { continue }
         handler.deliver(event, firing)
       }
     }
+  }
+}
+
+extension Pipeline {
+  /// The stream events since the last call, each turned into the motions of the handlers
+  /// that follow it.
+  fileprivate mutating func followStream() {
+    guard !followers.isEmpty, let events = recognizer?.engine.streamEvents, !events.isEmpty else { return }
+    recognizer?.engine.clearStreamEvents()
+    for event in events {
+      let view = event.region.flatMap { regionViews.indices.contains($0) ? regionViews[$0] : nil }
+      if let view, view.isRemoved { continue }
+      let frame = view?.frame
+      for k in followers.indices where followers[k].entry.view === view {
+        guard let phase = followers[k].phase(for: event) else { continue }
+        let motion = Motion(event, phase: phase, view: view, frame: frame, panel: panel)
+        for handler in followers[k].entry.all { motions.append((handler, motion)) }
+      }
+    }
+  }
+
+  /// Views removed since the last call: what their fingers were doing is cancelled.
+  fileprivate mutating func cancelRemovedViews() {
+    let removed = screen.removals.withLock { removals -> [Int] in
+      defer { removals.removeAll() }
+      return removals
+    }
+    guard !removed.isEmpty else { return }
+    for k in followers.indices {
+      guard let view = followers[k].entry.view, removed.contains(view.id), let last = followers[k].last,
+        followers[k].cancel()
+      else { continue }
+      let motion = Motion(last, phase: .cancelled, view: view, frame: nil, panel: panel)
+      for handler in followers[k].entry.all { motions.append((handler, motion)) }
+    }
+    flush()
   }
 }

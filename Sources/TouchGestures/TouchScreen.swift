@@ -202,6 +202,49 @@ public final class TouchScreen: Sendable {
     return token
   }
 
+  /// Adds a motion handler: to the entry that follows the same gesture the same way if there
+  /// is one, else with an entry of its own (and the bindings that make the core recognize it).
+  func addMotion(
+    _ kind: MotionKind, on view: TouchView?, fingers: ClosedRange<Int>, threshold: MotionThreshold,
+    at site: CallSite, deliver: @escaping @Sendable (Motion) -> Void
+  ) throws(GestureDiagnostic) -> GestureToken {
+    let gesture = kind.kinds[0]
+    for count in [fingers.lowerBound, fingers.upperBound] {
+      if let problem = ConfigRules.fingers(count, gesture: gesture) {
+        throw GestureDiagnostic(.error, problem, at: site)
+      }
+    }
+    for (value, name) in [
+      (threshold.distance, "distance"), (threshold.scaleChange, "scaleChange"), (threshold.angle, "angle"),
+    ] {
+      if let value, !(value >= 0 && value.isFinite) || (name == "scaleChange" && value >= 1) {
+        throw GestureDiagnostic(
+          .error,
+          RuleViolation(
+            "threshold \(name) \(value) is out of range",
+            hint: name == "scaleChange"
+              ? "give a change of scale from 0 up to (not including) 1" : "give a finite value, 0 or more"),
+          at: site)
+      }
+    }
+    let token = GestureToken(screen: self)
+    let handler = MotionHandler(token: token, deliver: deliver)
+    let isNew = setup.withLock { setup -> Bool in
+      if let entry = setup.motions.first(where: {
+        $0.kind == kind && $0.view === view && $0.fingers == fingers && $0.threshold == threshold
+      }) {
+        entry.add(handler)
+        return false
+      }
+      let entry = MotionEntry(kind: kind, view: view, fingers: fingers, threshold: threshold)
+      entry.add(handler)
+      setup.motions.append(entry)
+      return true
+    }
+    if isNew { version.add(1, ordering: .releasing) }
+    return token
+  }
+
   /// The region as this screen knows it; a region of another screen is an error.
   func index(of region: ScreenRegion?, at site: CallSite) throws(GestureDiagnostic) -> Int? {
     guard let region else { return nil }
@@ -216,6 +259,11 @@ public final class TouchScreen: Sendable {
 
   func remove(_ token: GestureToken) {
     let removed = setup.withLock { setup in
+      if let k = setup.motions.firstIndex(where: { $0.contains(token) }) {
+        guard setup.motions[k].remove(token) else { return false }
+        setup.motions.remove(at: k)
+        return true
+      }
       guard let k = setup.entries.firstIndex(where: { $0.handlers.contains(token) }) else { return false }
       guard setup.entries[k].handlers.remove(token) else { return false }
       setup.entries.remove(at: k)
@@ -229,7 +277,9 @@ public final class TouchScreen: Sendable {
     let version = version.load(ordering: .acquiring)
     return setup.withLock { setup in
       let (bindings, viewRegions) = setup.bindings()
-      return Snapshot(version: version, bindings: bindings, regions: setup.regions, viewRegions: viewRegions)
+      return Snapshot(
+        version: version, bindings: bindings, regions: setup.regions, viewRegions: viewRegions,
+        motions: setup.motions)
     }
   }
 
@@ -273,6 +323,7 @@ public final class TouchScreen: Sendable {
     setup.withLock { setup in
       setup.views.removeAll { $0 === view }
       setup.entries.removeAll { $0.view === view }
+      setup.motions.removeAll { $0.view === view }
     }
     removals.withLock { $0.append(view.id) }
     version.add(1, ordering: .releasing)
@@ -358,6 +409,9 @@ final class HandlerList: Sendable {
 
   init(_ first: Handler) { handlers = Mutex([first]) }
 
+  /// No handler: a binding that only makes the core recognize a kind for a motion handler.
+  init() { handlers = Mutex([]) }
+
   func add(_ handler: Handler) { handlers.withLock { $0.append(handler) } }
 
   func contains(_ token: GestureToken) -> Bool { handlers.withLock { $0.contains { $0.token === token } } }
@@ -388,6 +442,7 @@ struct Snapshot {
   var regions: [ScreenRegion]
   /// The profile's region of each view (by view id); the views' regions follow the named ones.
   var viewRegions: [Int: Int]
+  var motions: [MotionEntry]
 }
 
 /// Everything made in code, as a config would give it.
@@ -401,6 +456,8 @@ struct Setup: Sendable {
   var entries: [Entry] = []
   /// The views not removed, in the order they were made.
   var views: [TouchView] = []
+  /// The continuous gestures followed, in the order they were added.
+  var motions: [MotionEntry] = []
   var simultaneous = GestureKindSet()
   var groupSite: CallSite?
   var thresholds = GestureThresholds()
@@ -422,15 +479,46 @@ struct Setup: Sendable {
       if let view = entry.view { binding.region = viewRegions[view.id] }
       return binding
     }
+    // After the app's bindings, so that a one-shot of the app's wins over these.
+    profile.bindings += recognitionBindings(viewRegions)
     profile.simultaneous = simultaneous
     profile.thresholds = thresholds.core
+    for motion in motions {
+      if motion.kind == .transform {
+        for kind in [GestureKind.pan, .pinch, .rotate] { profile.simultaneous.insert(kind) }
+      }
+      // The core begins a stream at the lowest threshold any handler asks for; each handler
+      // then waits for its own.
+      if let change = motion.threshold.scaleChange, change > 0 {
+        profile.thresholds.pinchOut = min(profile.thresholds.pinchOut, 1 + change)
+        profile.thresholds.pinchIn = max(profile.thresholds.pinchIn, 1 - min(change, 0.99))
+      }
+      if let angle = motion.threshold.angle, angle > 0 {
+        profile.thresholds.rotateAngle = min(profile.thresholds.rotateAngle, angle)
+      }
+    }
     profile.location = site.location
     return (profile, viewRegions)
   }
 
   func bindings() -> (GestureBindings<Entry>, viewRegions: [Int: Int]) {
     let (profile, viewRegions) = profile()
-    return (GestureBindings(profile: profile, handlers: entries), viewRegions)
+    let recognition = recognitionBindings(viewRegions).map { Entry(binding: $0, view: nil, handlers: HandlerList()) }
+    return (GestureBindings(profile: profile, handlers: entries + recognition), viewRegions)
+  }
+
+  /// What makes the core recognize, in every direction, the kinds the motion handlers follow.
+  private func recognitionBindings(_ viewRegions: [Int: Int]) -> [Binding] {
+    var bindings: [Binding] = []
+    for motion in motions {
+      let region = motion.view.flatMap { viewRegions[$0.id] }
+      if motion.view != nil, region == nil { continue }
+      for var binding in motion.kind.recognitionBindings(fingers: motion.fingers) {
+        binding.region = region
+        if !bindings.contains(where: { $0.sameTrigger(as: binding) }) { bindings.append(binding) }
+      }
+    }
+    return bindings
   }
 
   func warnings() -> [GestureDiagnostic] {
