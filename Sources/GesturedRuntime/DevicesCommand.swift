@@ -190,6 +190,7 @@ public struct DevicesCommand: Sendable {
     }
 
     text += line("profile", profileText(report, configuration: configuration))
+    text += regionLines(report)
     text += forwardLines(report)
     text += matchHint(report, among: nodes)
     return text
@@ -238,6 +239,19 @@ public struct DevicesCommand: Sendable {
     }
     let reason = DeviceSelection.reason(verdict, node: report.node, in: configuration) ?? "unknown"
     return "none: \(reason)"
+  }
+
+  /// The taking profile's regions, the independent ones marked: gestures there run beside
+  /// the rest of the panel's.
+  private func regionLines(_ report: NodeReport) -> String {
+    guard let profile = report.profile, !profile.regions.isEmpty else { return "" }
+    let names = profile.regions.map { "'\($0.name)'" + ($0.independent ? " (independent)" : "") }
+    var text = line("regions", names.joined(separator: ", "))
+    if profile.regions.contains(where: \.independent) {
+      text += line(
+        "", "touches that land in an independent region form sequences of their own, beside the rest of the panel's")
+    }
+    return text
   }
 
   /// `forward: true`: where the other touches go and how long a touch can be held back,

@@ -140,7 +140,8 @@ public enum Invocation: Sendable {
     return .record(RecordCommand(devicePath: device))
   }
 
-  /// The daemon's and the monitor's options: `--config FILE`, `--verbose`.
+  /// The daemon's and the monitor's options: `--config FILE`, `--verbose`; the monitor's
+  /// `--pretty` and `--continuous`.
   private static func parseDaemonOptions(
     _ arguments: [String], command: String?, help: String
   ) -> Result<Daemon.Options, Invocation> {
@@ -165,11 +166,16 @@ public enum Invocation: Sendable {
         configGiven = true
       case .option("--verbose", nil), .option("-v", nil): options.verbose = true
       case .option("--pretty", nil) where command == "monitor": options.pretty = true
+      case .option("--continuous", nil) where command == "monitor": options.continuous = true
       case .option(let name, _):
         return .failure(.usageError(message: "\(prefix)unknown option '\(name)'", hint: hint))
       case .positional(let argument):
         return .failure(.usageError(message: "\(prefix)unexpected argument '\(argument)'", hint: hint))
       }
+    }
+    if options.pretty && options.continuous {
+      return .failure(
+        .usageError(message: "\(prefix)--continuous adds JSON lines; it cannot be combined with --pretty", hint: hint))
     }
     return .success(options)
   }
@@ -226,6 +232,7 @@ public enum Invocation: Sendable {
     var device: String?
     var runActions = false
     var verbose = false
+    var continuous = false
     var recordings: [String] = []
     while let item = scanner.next() {
       switch item {
@@ -248,7 +255,8 @@ public enum Invocation: Sendable {
         }
       case .option("--run-actions", nil): runActions = true
       case .option("--verbose", nil), .option("-v", nil): verbose = true
-      case .option(let name, .some) where name == "--run-actions" || name == "--verbose":
+      case .option("--continuous", nil): continuous = true
+      case .option(let name, .some) where ["--run-actions", "--verbose", "--continuous"].contains(name):
         return .usageError(message: "replay: \(name) takes no value", hint: hint)
       case .option(let name, _):
         return .usageError(message: "replay: unknown option '\(name)'", hint: hint)
@@ -265,7 +273,7 @@ public enum Invocation: Sendable {
     return .replay(
       ReplayCommand(
         configPath: config, devicePath: device, runActions: runActions, verbose: verbose,
-        recordings: recordings))
+        continuous: continuous, recordings: recordings))
   }
 }
 

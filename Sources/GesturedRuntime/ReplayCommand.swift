@@ -6,9 +6,9 @@ import GesturedSystem
   import Glibc
 #endif
 
-/// `gestured replay --config FILE [--device DESC] [--run-actions] [--verbose] RECORDING...`:
-/// runs evemu recordings through the recognition pipeline on their own clock and prints one
-/// JSON line per firing.
+/// `gestured replay --config FILE [--device DESC] [--run-actions] [--verbose] [--continuous]
+/// RECORDING...`: runs evemu recordings through the recognition pipeline on their own clock
+/// and prints one JSON line per firing (and, with --continuous, per stream event).
 ///
 /// Every input is checked before anything is printed or run, so a bad file ends the command
 /// with nothing on stdout. Recordings are read in pieces, so memory stays small whatever a
@@ -29,6 +29,9 @@ public struct ReplayCommand: Sendable {
   public var verbose: Bool
   /// In the order given; `file` in the output is the path as given.
   public var recordings: [String]
+  /// Also print a line per event of the continuous gestures' streams, among the firings in
+  /// event-time order (a frame's stream lines before its firings).
+  public var continuous = false
 
   /// What the pipeline returned for one recording (`Replay.Result`, in a form tests can build).
   struct Outcome: Sendable {
@@ -36,6 +39,7 @@ public struct ReplayCommand: Sendable {
     var firings: [GestureEvent]
     var notes: [String]
     var trace: [String] = []
+    var stream: [GestureStreamEvent] = []
   }
 
   /// A fake pipeline. Tests put one here to drive the output and action code with firings of
@@ -55,12 +59,13 @@ public struct ReplayCommand: Sendable {
 
   public init(
     configPath: String, devicePath: String? = nil, runActions: Bool = false, verbose: Bool = false,
-    recordings: [String]
+    continuous: Bool = false, recordings: [String]
   ) {
     self.configPath = configPath
     self.devicePath = devicePath
     self.runActions = runActions
     self.verbose = verbose
+    self.continuous = continuous
     self.recordings = recordings
   }
 
@@ -163,7 +168,7 @@ public struct ReplayCommand: Sendable {
       for note in result.notes { errors.write("\(escapedFile): \(note.escapingControlCharacters())\n") }
       for line in result.trace { errors.write("\(escapedFile): \(line.escapingControlCharacters())\n") }
       printer.start(errors: errors)
-      printer.print(result.firings, output: output, errors: errors)
+      printer.print(result.firings, stream: continuous ? result.stream : [], output: output, errors: errors)
       printer.end(errors: errors)
       return .success
     }
@@ -217,7 +222,11 @@ private struct FiringPrinter {
     errors.write("\(escapedFile): \(counted(profile == nil ? firingCount : printed, "firing"))\n")
   }
 
-  mutating func print(_ firings: [GestureEvent], output: some OutputSink, errors: some OutputSink) {
+  /// `stream` (--continuous) goes out among the firings by time, each event before the
+  /// firings of its time.
+  mutating func print(
+    _ firings: [GestureEvent], stream: [GestureStreamEvent] = [], output: some OutputSink, errors: some OutputSink
+  ) {
     firingCount += firings.count
     guard let profile else { return }
     // A batch's lines go out in one write, unless an action runs after each (its output
@@ -227,8 +236,27 @@ private struct FiringPrinter {
       if !lines.isEmpty { output.write(String(decoding: lines, as: UTF8.self)) }
       lines.removeAll(keepingCapacity: true)
     }
-    defer { writeLines() }
+    var nextStream = stream.startIndex
+    func appendStream(through time: Timestamp?) {
+      while nextStream < stream.endIndex, time.map({ stream[nextStream].time <= $0 }) ?? true {
+        let event = stream[nextStream]
+        nextStream += 1
+        if !StreamReport.appendJSONLine(
+          file: file, deviceName: device.name, profile: profile, event: event, to: &lines)
+        {
+          writeLines()
+          errors.write(
+            "\(escapedFile): internal error: a stream event names region \(event.region.map(String.init) ?? "none"), which profile '\(profile.name)' does not have; skipped\n"
+          )
+        }
+      }
+    }
+    defer {
+      appendStream(through: nil)
+      writeLines()
+    }
     for event in firings {
+      appendStream(through: event.time)
       guard let firing = ResolvedFiring(event: event, profile: profile, actions: profileActions) else {
         writeLines()
         errors.write(
@@ -302,6 +330,8 @@ private struct RecordingRun<Output: OutputSink, Errors: OutputSink> {
   var session: Replay.Session
   var printer: FiringPrinter
   var firings: [GestureEvent] = []
+  /// Filled only with --continuous.
+  var stream: [GestureStreamEvent] = []
   /// Filled only with --verbose.
   var trace: [String] = []
 
@@ -312,7 +342,8 @@ private struct RecordingRun<Output: OutputSink, Errors: OutputSink> {
     self.output = output
     self.errors = errors
     escapedFile = file.escapingControlCharacters()
-    session = Replay.Session(device: device, configuration: configuration, tracing: command.verbose)
+    session = Replay.Session(
+      device: device, configuration: configuration, tracing: command.verbose, reportsStream: command.continuous)
     for note in session.notes { errors.write("\(escapedFile): \(note.escapingControlCharacters())\n") }
     printer = FiringPrinter(
       command: command, file: file, device: device, configuration: configuration, actions: actions,
@@ -322,11 +353,13 @@ private struct RecordingRun<Output: OutputSink, Errors: OutputSink> {
 
   mutating func handle(_ batch: [RawEvent]) {
     session.handle(batch, firings: &firings, trace: &trace)
+    session.takeStreamEvents(into: &stream)
     flush()
   }
 
   mutating func finish() {
     session.finish(firings: &firings, trace: &trace)
+    session.takeStreamEvents(into: &stream)
     flush()
     printer.end(errors: errors)
   }
@@ -334,8 +367,9 @@ private struct RecordingRun<Output: OutputSink, Errors: OutputSink> {
   private mutating func flush() {
     for line in trace { errors.write("\(escapedFile): \(line.escapingControlCharacters())\n") }
     trace.removeAll(keepingCapacity: true)
-    printer.print(firings, output: output, errors: errors)
+    printer.print(firings, stream: stream, output: output, errors: errors)
     firings.removeAll(keepingCapacity: true)
+    stream.removeAll(keepingCapacity: true)
   }
 }
 

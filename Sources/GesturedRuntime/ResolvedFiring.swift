@@ -72,6 +72,12 @@ public struct ResolvedFiring: Sendable {
   /// Degrees turned, positive clockwise, for rotations only.
   public var reportedAngle: Double? { reports(.angle) ? event.angle : nil }
 
+  /// Why the steps ended (lift, fingers, cancel), for end events only.
+  public var reportedEndReason: EndReason? {
+    if case .end = event.phase { return event.endReason }
+    return nil
+  }
+
   /// The pan's offset in mm, right and down positive, for pans only.
   public var reportedOffset: (dx: Double, dy: Double)? {
     guard reports(.offset), let dx = event.dx, let dy = event.dy else { return nil }

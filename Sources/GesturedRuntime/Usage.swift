@@ -7,10 +7,11 @@ public enum Usage {
 
     Usage:
       gestured [--config FILE] [--verbose]
-      gestured monitor [--config FILE] [--verbose] [--pretty]
+      gestured monitor [--config FILE] [--verbose] [--pretty | --continuous]
       gestured devices [--config FILE]
       gestured check --config FILE
-      gestured replay --config FILE [--device DESC] [--run-actions] [--verbose] RECORDING...
+      gestured replay --config FILE [--device DESC] [--run-actions] [--verbose] [--continuous]
+                      RECORDING...
       gestured trace --config FILE [--device DESC] RECORDING --svg OUT.svg
       gestured record DEVICE
       gestured help [COMMAND]
@@ -44,7 +45,7 @@ public enum Usage {
     """
 
   public static let monitor = """
-    Usage: gestured monitor [--config FILE] [--verbose] [--pretty]
+    Usage: gestured monitor [--config FILE] [--verbose] [--pretty | --continuous]
 
     The operator's live dry run: opens the touchscreens the config's profiles take, as the
     daemon would, and prints every gesture that would fire as one JSON object per line (the
@@ -61,6 +62,8 @@ public enum Usage {
                           moves (mm from the top left), each recognizer's state, and
                           the firings. On a terminal the view is redrawn in place;
                           otherwise one line per change is appended.
+      --continuous        Also print a JSON line per event of the continuous gestures'
+                          streams (pan, pinch, rotate, long press), as replay --continuous.
       -h, --help          Show this help.
 
     """
@@ -100,7 +103,8 @@ public enum Usage {
     """
 
   public static let replay = """
-    Usage: gestured replay --config FILE [--device DESC] [--run-actions] [--verbose] RECORDING...
+    Usage: gestured replay --config FILE [--device DESC] [--run-actions] [--verbose] [--continuous]
+                           RECORDING...
 
     Runs each RECORDING (an evemu-record file, formats 1.1 to 1.3) through the same
     recognizers the daemon uses, on the recording's own clock and without waiting, each
@@ -119,6 +123,14 @@ public enum Usage {
                           and wait for it; its output goes to stderr.
       -v, --verbose       Say on stderr which device, profile and panel size each
                           recording ran with.
+      --continuous        Also print a line per event of the continuous gestures' streams
+                          (pan, pinch, rotate, long press: began, changed, ended,
+                          cancelled), among the firings in time order, a frame's stream
+                          lines before its firings:
+        {"file":"rec.evemu","time":1.234567,"device":"...","profile":"default",
+         "region":"left","gesture":"pinch","phase":"changed","fingers":2,"cx":0.25,
+         "cy":0.5,"dx":0.0,"dy":0.0,"scale":1.5,"angle":0.0,"vx":0.0,"vy":0.0,
+         "vscale":2.5,"vangle":0.0}
       -h, --help          Show this help.
 
     Exit status: 0 success, 65 a recording has a bad line or no device, 66 a file cannot

@@ -10,10 +10,14 @@ enum BenchmarkStream {
   /// The config every stream runs against: taps, multi-taps, long press, swipes of 1 to 5
   /// fingers and stepping pan/pinch/rotate in one group, as a map kiosk would bind them.
   /// (The script's 10-finger swipe runs through unbound: gestured follows up to 5.)
-  static let configuration = """
+  static let configuration = configuration(regions: "")
+
+  /// The config with `regions` (lines of the device entry, indented, or nothing) added.
+  static func configuration(regions: String) -> String {
+    """
     devices:
       - simultaneous: [[pan, pinch, rotate]]
-        bindings:
+    \(regions)    bindings:
           - { gesture: tap, name: tap, run: "true" }
           - { gesture: tap, taps: 2, name: double-tap, run: "true" }
           - { gesture: tap, fingers: 2, name: two-finger-tap, run: "true" }
@@ -30,6 +34,7 @@ enum BenchmarkStream {
           - { gesture: rotate, direction: counterclockwise, step: 15deg, name: turn-ccw, run: "true" }
 
     """
+  }
 
   /// One round of touches (about 9 s of panel time); `panel` is the script's panel line.
   static func script(panel: String) -> String {
@@ -64,6 +69,83 @@ enum BenchmarkStream {
     ("protocol A", #"panel mt-a name="Bench Panel A" x=0..4095 y=0..2303 resolution=16"#),
   ]
 
+  /// The third stream's config: the same bindings on a panel whose halves are independent
+  /// regions, as a table two people use at once.
+  static let independentConfiguration = configuration(
+    regions: """
+          regions:
+            - { name: left, area: { x: 0, y: 0, width: 0.5, height: 1 }, independent: true }
+            - { name: right, area: { x: 0.5, y: 0, width: 0.5, height: 1 }, independent: true }
+
+      """)
+
+  /// The third stream's round (about 3 s of protocol B panel time): both halves busy at
+  /// once, two pinches, then a two-finger pan on the left while the right is tapped, then
+  /// a pan on the right while the left pinches in. Panel 256 × 144 mm: the fractions below
+  /// put each gesture in its half.
+  static let independentScript = """
+    \(panels[0].line)
+    seed 7
+    jitter 0.2mm
+    rate 240hz
+    at 100ms down l1 0.1914 0.5
+    at 100ms down l2 0.3086 0.5
+    at 100ms down r1 0.5742 0.5
+    at 100ms down r2 0.9258 0.5
+    at 800ms move l1 0.0742 0.5
+    at 800ms move l2 0.4258 0.5
+    at 800ms move r1 0.6914 0.45
+    at 800ms move r2 0.8086 0.55
+    at 850ms up l1
+    at 850ms up l2
+    at 850ms up r1
+    at 850ms up r2
+    at 1000ms down p1 0.1 0.4
+    at 1000ms down p2 0.2172 0.4
+    at 1900ms move p1 0.4125 0.4
+    at 1900ms move p2 0.5297 0.4
+    at 1950ms up p1
+    at 1950ms up p2
+    at 1100ms down t1 0.75 0.5
+    at 1180ms up t1
+    at 1400ms down t1 0.8 0.4
+    at 1480ms up t1
+    at 1600ms down t1 0.8 0.4
+    at 1680ms up t1
+    at 1800ms down t1 0.7 0.6
+    at 1800ms down t2 0.76 0.6
+    at 1890ms up t1
+    at 1890ms up t2
+    at 2100ms down q1 0.9 0.7
+    at 2100ms down q2 0.9 0.5
+    at 2900ms move q1 0.6 0.7
+    at 2900ms move q2 0.6 0.5
+    at 2950ms up q1
+    at 2950ms up q2
+    at 2100ms down l1 0.0742 0.3
+    at 2100ms down l2 0.4258 0.3
+    at 2800ms move l1 0.1914 0.3
+    at 2800ms move l2 0.3086 0.3
+    at 2850ms up l1
+    at 2850ms up l2
+
+    """
+
+  /// A stream to measure: its name (what `--stream` takes), the script of one round and
+  /// the config it is recognized with.
+  struct Source {
+    var name: String
+    var script: String
+    var configuration: String
+  }
+
+  /// Every stream `gestured-bench core` measures, in order.
+  static let sources: [Source] = [
+    Source(name: "protocol B", script: script(panel: panels[0].line), configuration: configuration),
+    Source(name: "protocol A", script: script(panel: panels[1].line), configuration: configuration),
+    Source(name: "independent", script: independentScript, configuration: independentConfiguration),
+  ]
+
   struct Stream {
     var name: String
     var device: DeviceDescription
@@ -76,8 +158,8 @@ enum BenchmarkStream {
     var description: String
   }
 
-  static func loadConfiguration() throws(GenerationError) -> Configuration {
-    let result = ConfigLoader.parse(configuration, file: "benchmark.yaml")
+  static func loadConfiguration(_ text: String = configuration) throws(GenerationError) -> Configuration {
+    let result = ConfigLoader.parse(text, file: "benchmark.yaml")
     guard let configuration = result.configuration else {
       throw GenerationError(
         description: "the benchmark config does not load: "
@@ -86,10 +168,10 @@ enum BenchmarkStream {
     return configuration
   }
 
-  /// One round of the script on `panel`.
-  static func round(panel: (name: String, line: String)) throws(GenerationError) -> TouchScript {
+  /// One round of `source`'s script.
+  static func round(_ source: Source) throws(GenerationError) -> TouchScript {
     do {
-      return try TouchScript.parse(script(panel: panel.line), file: "benchmark-\(panel.name).touch")
+      return try TouchScript.parse(source.script, file: "benchmark-\(source.name).touch")
     } catch {
       throw GenerationError(description: "the benchmark script does not parse: \(error)")
     }
@@ -97,8 +179,8 @@ enum BenchmarkStream {
 
   /// At least `minimumEvents` events: rounds of the script, each starting a second after
   /// the previous one ended, so every round's sequences end and the next starts fresh.
-  static func make(panel: (name: String, line: String), minimumEvents: Int) throws(GenerationError) -> Stream {
-    let script = try round(panel: panel)
+  static func make(_ source: Source, minimumEvents: Int) throws(GenerationError) -> Stream {
+    let script = try round(source)
     guard let last = script.events.last else { throw GenerationError(description: "the script has no events") }
     let roundLength = last.time.microseconds + 1_000_000
     var events: [RawEvent] = []
@@ -112,6 +194,6 @@ enum BenchmarkStream {
       offset += roundLength
     }
     let frames = events.reduce(0) { $0 + ($1.type == EventType.syn && $1.code == SynCode.report ? 1 : 0) }
-    return Stream(name: panel.name, device: script.device, events: events, frames: frames)
+    return Stream(name: source.name, device: script.device, events: events, frames: frames)
   }
 }

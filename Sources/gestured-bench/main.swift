@@ -1,8 +1,9 @@
 // gestured-bench: the figures of BENCHMARKS.md that are measured inside one process.
 //
-//   gestured-bench core [--events N] [--runs R] [--panel A|B]
+//   gestured-bench core [--events N] [--runs R] [--panel A|B | --stream NAME]
 //       raw events through frame assembly, recognition and binding lookup (DeviceEngine),
-//       on the generated stream (BenchmarkStream) of both protocols (or one, for a profile);
+//       on the generated streams (BenchmarkStream): both protocols, and "independent" (two
+//       independent regions busy at once, protocol B); or one of them, for a profile;
 //       with the preload of Tests/Benchmarks/malloc-count.c also heap allocations per frame
 //       after warm-up
 //   gestured-bench recording FILE [--events N]
@@ -108,40 +109,50 @@ func core(_ arguments: [String]) {
   var arguments = arguments
   let total = option("--events", in: &arguments, default: 20_000_000)
   let runs = option("--runs", in: &arguments, default: 5)
-  var panels = BenchmarkStream.panels
+  var sources = BenchmarkStream.sources
   if let at = arguments.firstIndex(of: "--panel") {
-    guard at + 1 < arguments.count, let panel = panels.first(where: { $0.name == "protocol \(arguments[at + 1])" })
+    guard at + 1 < arguments.count, let source = sources.first(where: { $0.name == "protocol \(arguments[at + 1])" })
     else { fail("--panel needs A or B") }
-    panels = [panel]
+    sources = [source]
+    arguments.removeSubrange(at...(at + 1))
+  }
+  if let at = arguments.firstIndex(of: "--stream") {
+    let names = sources.map { "'\($0.name)'" }.joined(separator: ", ")
+    guard at + 1 < arguments.count, let source = sources.first(where: { $0.name == arguments[at + 1] })
+    else { fail("--stream needs one of \(names)") }
+    sources = [source]
     arguments.removeSubrange(at...(at + 1))
   }
   guard arguments.isEmpty else { fail("core: unknown argument '\(arguments[0])'") }
   do {
-    let configuration = try BenchmarkStream.loadConfiguration()
-    var allRates: [Double] = []
     var totalEvents = 0
     var totalSeconds = 0.0
-    for panel in panels {
-      let warmUp = try BenchmarkStream.round(panel: panel).events.count
-      let stream = try BenchmarkStream.make(panel: panel, minimumEvents: total / BenchmarkStream.panels.count)
+    var protocolStreams = 0
+    for source in sources {
+      let configuration = try BenchmarkStream.loadConfiguration(source.configuration)
+      let warmUp = try BenchmarkStream.round(source).events.count
+      let stream = try BenchmarkStream.make(source, minimumEvents: total / BenchmarkStream.panels.count)
       var results: [CoreRun] = []
       for _ in 0..<runs { results.append(runCore(stream, warmUp: warmUp, configuration: configuration)) }
       let rates = results.map(\.eventsPerSecond).sorted()
-      allRates += rates
       let median = rates[rates.count / 2]
-      totalEvents += stream.events.count - warmUp
-      totalSeconds += Double(stream.events.count - warmUp) / median
+      // "both" combines the two protocols' streams, as it always has.
+      if BenchmarkStream.panels.contains(where: { $0.name == source.name }) {
+        totalEvents += stream.events.count - warmUp
+        totalSeconds += Double(stream.events.count - warmUp) / median
+        protocolStreams += 1
+      }
       let first = results[0]
       let allocations =
         AllocationCounter.isAvailable
         ? "\(first.allocations) heap allocations in \(first.frames) frames after warm-up (making the engine: \(first.engineAllocations))"
         : "allocations not counted (run with LD_PRELOAD of Tests/Benchmarks/malloc-count.c)"
       print(
-        "core \(panel.name): \(millions(median)) M events per CPU second, median of \(runs) (min \(millions(rates[0])), max \(millions(rates[rates.count - 1]))); \(stream.events.count - warmUp) events, \(allocations); \(first.firings) firings"
+        "core \(source.name): \(millions(median)) M events per CPU second, median of \(runs) (min \(millions(rates[0])), max \(millions(rates[rates.count - 1]))); \(stream.events.count - warmUp) events, \(allocations); \(first.firings) firings"
       )
       if results.contains(where: { $0.firings != first.firings }) { fail("runs disagree on the firings") }
     }
-    if panels.count > 1 {
+    if protocolStreams > 1 {
       print("core both: \(millions(Double(totalEvents) / totalSeconds)) M events per CPU second (medians combined)")
     }
   } catch {
@@ -155,7 +166,7 @@ func recording(_ arguments: [String]) {
   guard arguments.count == 1 else { fail("recording: expected one FILE") }
   let path = arguments[0]
   do {
-    let stream = try BenchmarkStream.make(panel: BenchmarkStream.panels[0], minimumEvents: total)
+    let stream = try BenchmarkStream.make(BenchmarkStream.sources[0], minimumEvents: total)
     guard let config = fopen(path + ".yaml", "w"), fputs(BenchmarkStream.configuration, config) >= 0,
       fclose(config) == 0
     else { fail("cannot write '\(path).yaml'") }

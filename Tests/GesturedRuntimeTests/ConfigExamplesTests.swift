@@ -16,6 +16,7 @@ struct ConfigExamplesTests {
     "cage-wayland.yaml",
     "chromium-kiosk-x11.yaml",
     "rotated-90.yaml",
+    "touch-table.yaml",
     "two-panels-by-id-path.yaml",
   ]
   /// Uses issue 8's `pan`, `step:`, `end:` and a three-member `simultaneous` group.

@@ -611,6 +611,34 @@ struct DevicesCommandTests {
     #expect(cloneBlock.contains("  profile     none: gestured's own forwarding clone of a panel"))
   }
 
+  @Test func theTakingProfilesRegionsAreListedWithTheIndependentOnesMarked() throws {
+    let config = directory.write(
+      "table.yaml",
+      """
+      regions:
+        - { name: left, area: { x: 0, y: 0, width: 0.5, height: 1 }, independent: true }
+        - { name: right, area: { x: 0.5, y: 0, width: 0.5, height: 1 }, independent: true }
+        - { name: strip, area: { x: 0, y: 0, width: 1, height: 0.1 } }
+      bindings: [{ gesture: tap, region: left, run: "true" }]
+      """ + "\n")
+    let panel = node(5, touchscreenProperties)
+    let (code, stdout, _) = run(
+      DevicesCommand(configPath: config), nodes: [panel], devices: [panel.devnode: .success(Panels.multitouch())])
+    #expect(code == .success)
+    let panelBlock = block(stdout, "/dev/input/event5")
+    #expect(panelBlock.contains("  regions     'left' (independent), 'right' (independent), 'strip'\n"))
+    #expect(panelBlock.contains("              touches that land in an independent region form sequences of their own"))
+
+    let plain = directory.write(
+      "plain.yaml",
+      "regions: [{ name: strip, area: { x: 0, y: 0, width: 1, height: 0.1 } }]\nbindings: [{ gesture: tap, run: \"true\" }]\n"
+    )
+    let (_, plainOutput, _) = run(
+      DevicesCommand(configPath: plain), nodes: [panel], devices: [panel.devnode: .success(Panels.multitouch())])
+    #expect(plainOutput.contains("  regions     'strip'\n"))
+    #expect(!plainOutput.contains("independent"))
+  }
+
   @Test func everyNodeIsShownWithWhatTakesItOrWhyNothingDoes() throws {
     let config = directory.write(
       "devices.yaml",

@@ -178,6 +178,24 @@ struct ShellSpawnerTests {
     #expect(endVariables["GESTURED_STEP"] == "4")
   }
 
+  @Test(arguments: EndReason.allCases)
+  func endRunsSayWhyTheStepsEnded(_ reason: EndReason) throws {
+    var profile = reportProfile()
+    profile.bindings.append(Binding(gesture: .pan, direction: .right, step: 10))
+    var actions = reportActions()
+    actions.bindings.append(BindingAction(run: "scroll", end: "done"))
+    var end = GestureEvent(
+      time: Timestamp(microseconds: 0), binding: 5, gesture: .pan, phase: .end(steps: 2), sequence: 7, fingers: 1,
+      direction: .right, dx: 20, dy: 0, position: Point(x: 0.5, y: 0.5), region: nil, endReason: reason)
+    func variables() throws -> [String: String] {
+      let firing = try #require(ResolvedFiring(event: end, profile: profile, actions: actions))
+      return ActionEnvironment(firing: firing, deviceName: "P", devnode: "d", path: nil).variables
+    }
+    #expect(try variables()["GESTURED_END_REASON"] == reason.rawValue)
+    end.phase = .step(2)
+    #expect(try variables()["GESTURED_END_REASON"] == nil, "a step has not ended")
+  }
+
   @Test func namesAndValuesExecveCannotCarryAreRefused() {
     var environment = ActionEnvironment()
     let refused = [("", "x"), ("A=B", "x"), ("NUL\u{0}", "x"), ("OK", "x\u{0}y")].map {

@@ -48,9 +48,7 @@ struct GestureArbiter {
   var independentSequences: Int { independent.count }
   /// The number of the last sequence begun, on any route.
   private var lastSequence = 0
-  private var now = Timestamp(microseconds: 0) {
-    didSet { tracer.now = now }
-  }
+  private var now = Timestamp(microseconds: 0)
   private var tracer = Tracer()
 
   /// Recognizer transitions, as text, when `tracing` is on (the daemon's --verbose).
@@ -140,7 +138,7 @@ struct GestureArbiter {
     var next = Int64.max
     var found = false
     shared.earliestDue(&next, &found)
-    for k in independent.indices where independent[k].route != nil { independent[k].earliestDue(&next, &found) }
+    if !independent.isEmpty { independentEarliestDue(&next, &found) }
     for contact in contacts where !contact.dropped {
       let t = contact.anchorTime + stuckContact
       if t.microseconds <= next {
@@ -149,6 +147,11 @@ struct GestureArbiter {
       }
     }
     return found ? Timestamp(microseconds: next) : nil
+  }
+
+  @inline(never)
+  private mutating func independentEarliestDue(_ next: inout Int64, _ found: inout Bool) {
+    for k in independent.indices where independent[k].route != nil { independent[k].earliestDue(&next, &found) }
   }
 
   /// Runs everything due at or before `time`, in time order.
@@ -197,9 +200,15 @@ struct GestureArbiter {
     }
   }
 
+  @inline(__always)
   private mutating func setNow(_ time: Timestamp) {
     now = time
     shared.now = time
+    if !independent.isEmpty { setIndependentNow(time) }
+  }
+
+  @inline(never)
+  private mutating func setIndependentNow(_ time: Timestamp) {
     for k in independent.indices { independent[k].now = time }
   }
 
@@ -218,6 +227,8 @@ struct GestureArbiter {
     if frameSequence == nil, !independent.isEmpty {
       frameSequence = independent.first { $0.route != nil && $0.state.isActive }?.sequence.number
     }
+    // What the sequences trace and decide is taken once, after the frame: a sequence's lines
+    // stay together, and the shared sequence's come in the order they happened.
     for change in changes {
       switch change.phase {
       case .began: began(change, into: &output)
@@ -272,13 +283,11 @@ struct GestureArbiter {
     if k == 0 {
       shared.liveContacts += 1
       if shared.began(change, number: &lastSequence, into: &output) { frameSequence = lastSequence }
-      flushShared()
     } else {
       independent[k - 1].liveContacts += 1
       if independent[k - 1].began(change, number: &lastSequence, into: &output), frameSequence == nil {
         frameSequence = lastSequence
       }
-      flushIndependent(k - 1)
     }
   }
 
@@ -327,8 +336,15 @@ struct GestureArbiter {
     if k == 0 {
       shared.moved(change, likely: c, into: &output)
     } else {
-      independent[k - 1].moved(change, likely: c, into: &output)
+      independentMoved(k - 1, change, likely: c, into: &output)
     }
+  }
+
+  @inline(never)
+  private mutating func independentMoved(
+    _ k: Int, _ change: ContactChange, likely c: Int, into output: inout [GestureEvent]
+  ) {
+    independent[k].moved(change, likely: c, into: &output)
   }
 
   private mutating func ended(_ change: ContactChange, into output: inout [GestureEvent]) {
@@ -341,12 +357,10 @@ struct GestureArbiter {
     if contact.sequence == 0 {
       shared.liveContacts -= 1
       shared.ended(change, into: &output)
-      flushShared()
     } else {
       let k = contact.sequence - 1
       independent[k].liveContacts -= 1
       independent[k].ended(change, into: &output)
-      flushIndependent(k)
     }
   }
 
@@ -381,12 +395,20 @@ struct GestureArbiter {
 
   /// Call as `if tracer.isOn { note(…) }` so that nothing is formatted when the trace is off.
   private mutating func note(_ message: String) {
+    flushAll()
+    tracer.now = now
     tracer.note(message)
   }
 
-  /// Counts an input that cannot happen; the message is only built when tracing.
+  /// Counts an input that cannot happen; the message is only built when tracing, after what
+  /// the sequences traced before it.
   private mutating func impossible(_ message: @autoclosure () -> String) {
     impossibleInputs += 1
-    if tracer.isOn { tracer.note("impossible input: \(message())") }
+    if tracer.isOn { note("impossible input: \(message())") }
+  }
+
+  private mutating func flushAll() {
+    flushShared()
+    for k in independent.indices { flushIndependent(k) }
   }
 }

@@ -111,10 +111,27 @@ struct SequenceArbiter {
   }
 
   /// Moves what was traced, counted and decided since the last call to the engine's own.
+  @inline(__always)
   mutating func flush(
     into tracer: inout Tracer, impossibleInputs: inout Int, dispositions: inout [SequenceDisposition],
     streamEvents: inout [GestureStreamEvent]
   ) {
+    if self.tracer.isOn || self.tracer.keepsRecords { flushTrace(into: &tracer) }
+    if self.impossibleInputs != 0 {
+      impossibleInputs += self.impossibleInputs
+      self.impossibleInputs = 0
+    }
+    if forwarding, !self.dispositions.isEmpty {
+      dispositions.append(contentsOf: self.dispositions)
+      self.dispositions.removeAll(keepingCapacity: true)
+    }
+    if reportsStream, !self.streamEvents.isEmpty {
+      streamEvents.append(contentsOf: self.streamEvents)
+      self.streamEvents.removeAll(keepingCapacity: true)
+    }
+  }
+
+  private mutating func flushTrace(into tracer: inout Tracer) {
     if !self.tracer.lines.isEmpty {
       tracer.lines.append(contentsOf: self.tracer.lines)
       self.tracer.lines.removeAll(keepingCapacity: true)
@@ -122,18 +139,6 @@ struct SequenceArbiter {
     if !self.tracer.records.isEmpty {
       tracer.records.append(contentsOf: self.tracer.records)
       self.tracer.records.removeAll(keepingCapacity: true)
-    }
-    if self.impossibleInputs != 0 {
-      impossibleInputs += self.impossibleInputs
-      self.impossibleInputs = 0
-    }
-    if !self.dispositions.isEmpty {
-      dispositions.append(contentsOf: self.dispositions)
-      self.dispositions.removeAll(keepingCapacity: true)
-    }
-    if !self.streamEvents.isEmpty {
-      streamEvents.append(contentsOf: self.streamEvents)
-      self.streamEvents.removeAll(keepingCapacity: true)
     }
   }
 
@@ -441,22 +446,11 @@ struct SequenceArbiter {
   // MARK: Recognition
 
   /// `action` on every recognizer of the table, in its order; each transition is traced.
+  /// The tap goes first, and its outcome reaches the tap chain before the others hear of it.
   @inline(__always)
   private mutating func forEachRecognizer<A: RecognizerAction>(_ action: inout A, into output: inout [GestureEvent]) {
-    apply(&action, to: \.recognizers.tap, into: &output)
-    apply(&action, to: \.recognizers.longPress, into: &output)
-    apply(&action, to: \.recognizers.swipe, into: &output)
-    apply(&action, to: \.recognizers.pan, into: &output)
-    apply(&action, to: \.recognizers.pinch, into: &output)
-    apply(&action, to: \.recognizers.rotate, into: &output)
-  }
-
-  @inline(__always)
-  private mutating func apply<A: RecognizerAction, R: Recognizer>(
-    _ action: inout A, to recognizer: WritableKeyPath<SequenceArbiter, R>, into output: inout [GestureEvent]
-  ) {
-    guard action.includes(R.kind), let t = action.apply(to: &self[keyPath: recognizer]) else { return }
-    changed(t, of: R.self, into: &output)
+    if recognizers.applyToTap(&action, trace: &tracer) { tapSettled(into: &output) }
+    recognizers.applyToTheOthers(&action, trace: &tracer)
   }
 
   /// A recognizer moved: traced, and a tap's outcome goes on to the tap chain.

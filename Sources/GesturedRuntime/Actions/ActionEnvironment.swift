@@ -122,6 +122,7 @@ public struct ActionEnvironment: Sendable, Equatable {
       if let dx = DecimalText.fourDecimals(offset.dx) { setGenerated("GESTURED_DX", dx) }
       if let dy = DecimalText.fourDecimals(offset.dy) { setGenerated("GESTURED_DY", dy) }
     }
+    if let reason = firing.reportedEndReason { setGenerated("GESTURED_END_REASON", reason.rawValue) }
     setGenerated("GESTURED_FINGERS", String(event.fingers))
     setGenerated("GESTURED_GESTURE", event.gesture.rawValue)
     switch event.phase {

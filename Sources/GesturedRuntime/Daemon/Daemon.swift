@@ -36,11 +36,17 @@ public final class Daemon: @unchecked Sendable {
     public var verbose: Bool
     /// `monitor --pretty`: human text (`LiveView`) instead of JSON lines.
     public var pretty: Bool
+    /// `monitor --continuous`: a JSON line per stream event too, as `replay --continuous`.
+    public var continuous: Bool
 
-    public init(configPath: String = Daemon.defaultConfigPath, verbose: Bool = false, pretty: Bool = false) {
+    public init(
+      configPath: String = Daemon.defaultConfigPath, verbose: Bool = false, pretty: Bool = false,
+      continuous: Bool = false
+    ) {
       self.configPath = configPath
       self.verbose = verbose
       self.pretty = pretty
+      self.continuous = continuous
     }
   }
 
@@ -143,6 +149,8 @@ public final class Daemon: @unchecked Sendable {
   private var eventBatch: [RawEvent] = []
   /// `monitor --pretty` only; nil otherwise, so nothing is formatted or kept for it.
   private var liveView: LiveViewOutput?
+  /// `monitor --continuous`: the engines report their streams and `fire` prints them.
+  private var printsStream: Bool { mode == .monitor && options.continuous }
 
   /// Loads the config (exit codes as `gestured check`) and prepares; `start()` runs.
   public static func make(
@@ -344,10 +352,12 @@ public final class Daemon: @unchecked Sendable {
     guard var recognizer = GestureRecognizer(device: evdev.description, bindings: bindings) else { return nil }
     recognizer.engine.tracing = options.verbose
     recognizer.engine.keepsRecords = liveView != nil
+    recognizer.engine.reportsStream = printsStream
     var nothing: [GestureEvent] = []
     let positions = evdev.currentPositions(at: MonotonicClock.now())
     for event in positions { recognizer.engine.handle(event, into: &nothing) }
     recognizer.engine.clearDispositions()
+    recognizer.engine.clearStreamEvents()
     return (recognizer, positions)
   }
 
@@ -446,9 +456,9 @@ public final class Daemon: @unchecked Sendable {
       node: node, evdev: evdev, profileIndex: index, profile: profile, actions: profileActions,
       recognizer: recognizer)
     device.forwarder = forwarder
-    // A forwarder and the live view act at every frame, a grab keeps the doorbell deaf, and
-    // a bound pan, pinch or rotation fires on moves: those read every frame.
-    if forwarder == nil, !grabbed, liveView == nil, !recognizer.engine.firesBetweenContactChanges,
+    // A forwarder, the live view and the printed stream act at every frame, a grab keeps the
+    // doorbell deaf, and a bound pan, pinch or rotation fires on moves: those read every frame.
+    if forwarder == nil, !grabbed, liveView == nil, !printsStream, !recognizer.engine.firesBetweenContactChanges,
       let batched = BatchedReading(device: evdev.description)
     {
       do {
@@ -774,7 +784,25 @@ public final class Daemon: @unchecked Sendable {
     // The handlers themselves, not `recognizer.handler(for:)`: a call on the recognizer
     // from this class's storage is passed a copy of all of it (over 4 KB, the engine too).
     let handlers = firings.isEmpty ? [] : device.recognizer.bindings.handlers
+    let stream = printsStream ? device.engine.streamEvents : []
+    var nextStream = stream.startIndex
+    // A frame's stream lines go before its firings, as replay prints them.
+    func printStream(through time: Timestamp?) {
+      while nextStream < stream.endIndex, time.map({ stream[nextStream].time <= $0 }) ?? true {
+        if let line = StreamReport.jsonLine(
+          file: device.node.devnode, deviceName: device.name, profile: device.profile, event: stream[nextStream])
+        {
+          output.write(line + "\n")
+        }
+        nextStream += 1
+      }
+    }
+    defer {
+      printStream(through: nil)
+      if !stream.isEmpty { device.engine.clearStreamEvents() }
+    }
     for event in firings {
+      printStream(through: event.time)
       guard handlers.indices.contains(event.binding) else {
         logger.error("\(device.node.devnode): a gesture named a binding the profile does not have (a bug)")
         continue
