@@ -19,6 +19,8 @@ public enum MotionPhase: Hashable, Sendable {
 /// transform group): every value is measured from where the fingers were when the
 /// gesture's last finger landed (for a long press, when it fired).
 public struct Motion: Sendable, Hashable {
+  /// The gesture followed.
+  public var gesture: MotionKind
   /// The gesture's stage at this frame.
   public var phase: MotionPhase
   /// The view the fingers belong to; nil for a gesture outside every view.
@@ -48,8 +50,12 @@ public struct Motion: Sendable, Hashable {
   /// right or bottom edge (the panel's, outside every view).
   public var focalPointInView: Position
 
-  init(_ event: GestureStreamEvent, phase: MotionPhase, view: TouchView?, frame: ViewFrame?, panel: PanelSize) {
+  init(
+    _ event: GestureStreamEvent, gesture: MotionKind, phase: MotionPhase, view: TouchView?, frame: ViewFrame?,
+    panel: PanelSize
+  ) {
     let values = event.values
+    self.gesture = gesture
     self.phase = phase
     self.view = view
     fingers = event.fingers
@@ -69,9 +75,16 @@ public struct Motion: Sendable, Hashable {
   }
 }
 
-/// Which continuous gesture a motion handler follows.
-enum MotionKind: Hashable, Sendable {
-  case pan, pinch, rotate, longPress
+/// Which continuous gesture a `Motion` is of.
+public enum MotionKind: Hashable, Sendable {
+  /// Fingers moving together.
+  case pan
+  /// Two fingers moving apart or together.
+  case pinch
+  /// Two fingers turning.
+  case rotate
+  /// Fingers that rested for the long-press time, then maybe moved.
+  case longPress
   /// Pan, pinch and rotate together, one value per frame.
   case transform
 

@@ -100,7 +100,9 @@ struct Pipeline {
       let view = event.region.flatMap { regionViews.indices.contains($0) ? regionViews[$0] : nil }
       if let view, view.isRemoved { continue }
       let firing = Firing(regions: regions, view: view)
-      for handler in entry.handlers.all { batch.append((handler, event, firing)) }
+      let handlers = entry.handlers.all
+      for handler in handlers { batch.append((handler, event, firing)) }
+      if let view, !handlers.isEmpty { view.publish(ViewEvent(event, firing)) }
     }
     guard !batch.isEmpty || !motions.isEmpty else { return }
     screen.firingHops.add(1, ordering: .relaxed)
@@ -132,8 +134,10 @@ extension Pipeline {
       let frame = view?.frame
       for k in followers.indices where followers[k].entry.view === view {
         guard let phase = followers[k].phase(for: event) else { continue }
-        let motion = Motion(event, phase: phase, view: view, frame: frame, panel: panel)
+        let motion = Motion(
+          event, gesture: followers[k].entry.kind, phase: phase, view: view, frame: frame, panel: panel)
         for handler in followers[k].entry.all { motions.append((handler, motion)) }
+        view?.publish(.motion(motion))
       }
     }
   }
@@ -149,7 +153,8 @@ extension Pipeline {
       guard let view = followers[k].entry.view, removed.contains(view.id), let last = followers[k].last,
         followers[k].cancel()
       else { continue }
-      let motion = Motion(last, phase: .cancelled, view: view, frame: nil, panel: panel)
+      let motion = Motion(
+        last, gesture: followers[k].entry.kind, phase: .cancelled, view: view, frame: nil, panel: panel)
       for handler in followers[k].entry.all { motions.append((handler, motion)) }
     }
     flush()

@@ -47,6 +47,8 @@ public final class TouchView: Sendable, Hashable, CustomStringConvertible {
   /// Unique within its screen, never reused: routing and firings find the view by it.
   let id: Int
   let screen: TouchScreen
+  /// The consumers of `events()`, fed on the input side.
+  let observers = Mutex<[ViewEventBuffer]>([])
 
   init(name: String, id: Int, screen: TouchScreen) {
     self.name = name
@@ -74,7 +76,17 @@ public final class TouchView: Sendable, Hashable, CustomStringConvertible {
 
   /// Takes the view off the screen: a gesture in progress on it is cancelled, its handlers
   /// are never called again, and its touches fire nothing more. Calling it again does nothing.
-  public func remove() { screen.removeView(self) }
+  public func remove() {
+    screen.removeView(self)
+    for buffer in observers.withLock({ $0 }) { buffer.finish() }
+  }
+
+  /// Hands `event` to every consumer of `events()`.
+  func publish(_ event: @autoclosure () -> ViewEvent?) {
+    let buffers = observers.withLock { $0 }
+    guard !buffers.isEmpty, let event = event() else { return }
+    for buffer in buffers { buffer.push(event) }
+  }
 
   /// Views are equal only to themselves.
   public static func == (a: TouchView, b: TouchView) -> Bool { a === b }

@@ -82,7 +82,7 @@ struct MotionTests {
     let values = StreamValues(cx: 0.5, cy: 0.25, dx: 20, dy: -10, scale: 1.5, angle: -30, vx: 100, vy: 0)
     let frame = ViewFrame(x: 0.25, y: 0, width: 0.5, height: 0.5)
     let motion = Motion(
-      streamEvent(.pan, .changed, ms: 250, values), phase: .changed, view: nil, frame: frame,
+      streamEvent(.pan, .changed, ms: 250, values), gesture: .pan, phase: .changed, view: nil, frame: frame,
       panel: PanelSize(width: 200, height: 100))
     #expect(motion.translation == Offset(dx: 20, dy: -10))
     // The view is 100 mm × 50 mm.
