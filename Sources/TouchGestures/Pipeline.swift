@@ -20,6 +20,8 @@ struct Pipeline {
   /// The panel's size as the user sees it, mm: a view's frame in millimetres.
   private var panel = PanelSize(width: 1, height: 1)
   private var motions: [(handler: MotionHandler, motion: Motion)] = []
+  private var contactViews = ContactViews()
+  private var touches: [(handler: TouchHandler, touch: Touch)] = []
   private var firings: [GestureEvent] = []
 
   /// nil when the device reports no touch position.
@@ -38,7 +40,7 @@ struct Pipeline {
   /// progress: no finger down and nothing waiting (a tap chain, a long press), so that a
   /// change never cancels a gesture. Until then the recognizer made before goes on.
   mutating func refresh(at time: Timestamp) {
-    cancelRemovedViews()
+    cancelRemovedViews(at: time)
     guard isBehind, let engine = recognizer?.engine, engine.contactsDown == 0, engine.nextDeadline == nil else {
       return
     }
@@ -74,14 +76,28 @@ struct Pipeline {
 
   var nextDeadline: Timestamp? { recognizer?.engine.nextDeadline }
 
-  mutating func handle(_ event: RawEvent) { recognizer?.engine.handle(event, into: &firings) }
+  mutating func handle(_ event: RawEvent) {
+    recognizer?.engine.handle(event, into: &firings)
+    followTouches()
+  }
+
+  /// The views' touch handlers learn of the frame just completed, if any wants it.
+  private mutating func followTouches() {
+    guard screen.touchHandlerCount.load(ordering: .acquiring) > 0, let frame = recognizer?.engine.completedFrame
+    else { return }
+    contactViews.touches(in: frame, screen: screen, into: &touches)
+  }
 
   mutating func advance(to time: Timestamp) { recognizer?.engine.advance(to: time, into: &firings) }
 
-  mutating func finish(at time: Timestamp) { recognizer?.engine.finish(at: time, into: &firings) }
+  mutating func finish(at time: Timestamp) {
+    recognizer?.engine.finish(at: time, into: &firings)
+    followTouches()
+  }
 
   mutating func cancel(at time: Timestamp) {
     recognizer?.engine.cancel(at: time, into: &firings)
+    followTouches()
     flush()
   }
 
@@ -90,8 +106,11 @@ struct Pipeline {
   /// meantime is skipped, and so is a firing of a view removed in the meantime.
   mutating func flush() {
     followStream()
-    guard !firings.isEmpty || !motions.isEmpty else { return }
-    defer { motions.removeAll(keepingCapacity: true) }
+    guard !firings.isEmpty || !motions.isEmpty || !touches.isEmpty else { return }
+    defer {
+      motions.removeAll(keepingCapacity: true)
+      touches.removeAll(keepingCapacity: true)
+    }
     defer { firings.removeAll(keepingCapacity: true) }
     guard let recognizer else { return }
     var batch: [(handler: Handler, event: GestureEvent, firing: Firing)] = []
@@ -104,11 +123,13 @@ struct Pipeline {
       for handler in handlers { batch.append((handler, event, firing)) }
       if let view, !handlers.isEmpty { view.publish(ViewEvent(event, firing)) }
     }
-    guard !batch.isEmpty || !motions.isEmpty else { return }
+    guard !batch.isEmpty || !motions.isEmpty || !touches.isEmpty else { return }
     screen.firingHops.add(1, ordering: .relaxed)
     let sent = batch
     let moved = motions
+    let touched = touches
     screen.queue.async {
+      for (handler, touch) in touched where handler.token.isEnabled { handler.deliver(touch) }
       // A frame's stream comes before its firings, as in replay's output.
       for (handler, motion) in moved where handler.token.isEnabled {
         if let view = motion.view, view.isRemoved, motion.phase != .cancelled { continue }
@@ -143,12 +164,13 @@ extension Pipeline {
   }
 
   /// Views removed since the last call: what their fingers were doing is cancelled.
-  fileprivate mutating func cancelRemovedViews() {
+  fileprivate mutating func cancelRemovedViews(at time: Timestamp) {
     let removed = screen.removals.withLock { removals -> [Int] in
       defer { removals.removeAll() }
       return removals
     }
     guard !removed.isEmpty else { return }
+    for id in removed { contactViews.removeView(id, at: time, into: &touches) }
     for k in followers.indices {
       guard let view = followers[k].entry.view, removed.contains(view.id), let last = followers[k].last,
         followers[k].cancel()

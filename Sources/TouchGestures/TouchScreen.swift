@@ -39,6 +39,8 @@ public final class TouchScreen: Sendable {
   let views = Mutex(ViewTable())
   /// Views removed that the input side has not yet cancelled the gestures of.
   let removals = Mutex<[Int]>([])
+  /// How many `onTouch` handlers the views have: none, and frames are not looked at.
+  let touchHandlerCount = Atomic<Int>(0)
   /// Blocks sent to `queue` with firings, for the test that there is at most one per firing.
   let firingHops = Atomic<Int>(0)
 
@@ -258,6 +260,8 @@ public final class TouchScreen: Sendable {
   }
 
   func remove(_ token: GestureToken) {
+    let views = setup.withLock { $0.views }
+    for view in views where view.removeTouchHandler(token) { return }
     let removed = setup.withLock { setup in
       if let k = setup.motions.firstIndex(where: { $0.contains(token) }) {
         guard setup.motions[k].remove(token) else { return false }

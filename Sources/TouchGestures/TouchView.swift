@@ -49,6 +49,8 @@ public final class TouchView: Sendable, Hashable, CustomStringConvertible {
   let screen: TouchScreen
   /// The consumers of `events()`, fed on the input side.
   let observers = Mutex<[ViewEventBuffer]>([])
+  /// `onTouch` handlers, read at every contact change of the view.
+  let touchHandlers = Mutex<[TouchHandler]>([])
 
   init(name: String, id: Int, screen: TouchScreen) {
     self.name = name

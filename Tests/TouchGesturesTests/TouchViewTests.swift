@@ -131,4 +131,25 @@ struct TouchViewTests {
     _ = try await replay(panel + "tap at=100ms x=0.75 y=0.5\n", on: screen)
     #expect(seen.all.suffix(2) == ["screen", "screen again"])
   }
+
+  @Test("touch callbacks: each contact of a view lands, moves and lifts there, wherever it goes")
+  func touches() async throws {
+    let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
+    let seen = Seen()
+    let a = screen.addView("a", frame: left)
+    let b = screen.addView("b", frame: right)
+    let token = a.onTouch { touch in
+      if touch.phase != .moved {
+        seen.add("\(touch.view.name) \(touch.phase) \(Int((touch.positionInView.x * 10).rounded()))")
+      }
+    }
+    b.onTouch { touch in if touch.phase == .down { seen.add("b down") } }
+    // A drag from a into b stays a's.
+    _ = try await replay(
+      panel + "drag at=100ms from=0.25,0.5 to=0.75,0.5 duration=300ms\ntap at=1s x=0.75 y=0.5\n", on: screen)
+    #expect(seen.all == ["a down 5", "a up 15", "b down"])
+    token.isEnabled = false
+    _ = try await replay(panel + "tap at=100ms x=0.25 y=0.5\n", on: screen)
+    #expect(seen.all.count == 3)
+  }
 }
