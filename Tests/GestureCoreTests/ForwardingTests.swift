@@ -197,6 +197,26 @@ struct ForwardingTests {
     #expect(b.events == slow.events)
   }
 
+  @Test("with swipe-min-speed a swipe binding holds a slow drag until its lift decides it")
+  func swipeMinSpeedHoldsUntilTheLift() {
+    var thresholds = Thresholds()
+    thresholds.swipeMinSpeed = 300
+    var slow = Touches()
+    slow.drag([(1, (50, 50), (90, 50))], from: 0, to: 1500, steps: 30)
+    let held = ForwardingRun(slow, profile([bind(.swipe, .right)], thresholds: thresholds))
+    #expect(held.dispositions == ["#1 pass through @1500.0ms"])
+    #expect(held.events == slow.events)
+    // Ending in a flick, it is claimed at the lift and nothing reaches the clone.
+    var flick = Touches()
+    flick.down(1, 30, 50, at: 0)
+    for frame in 1...100 { flick.move(1, 30 + Double(frame) * 0.3, 50, at: Double(frame) * 10) }
+    for frame in 1...6 { flick.move(1, 60 + Double(frame) * 8, 50, at: 1000 + Double(frame) * 10) }
+    flick.up(1, at: 1070)
+    let claimed = ForwardingRun(flick, profile([bind(.swipe, .right)], thresholds: thresholds))
+    #expect(claimed.dispositions == ["#1 claimed @1070.0ms"])
+    #expect(claimed.written.isEmpty && claimed.firings.count == 1)
+  }
+
   @Test("after a claimed touch, the clone gets the values it missed before the next forwarded frame")
   func catchUpAfterClaimed() {
     // A tap claimed in the corner at x = 5 mm, then a touch the panel reports with a new
@@ -281,5 +301,15 @@ struct HoldLimitTests {
     thresholds.tapMaxDuration = 50_000
     let limit = HoldLimit.limit(profile([bind(.tap, fingers: 2)], thresholds: thresholds), region: nil)
     #expect(limit.duration == 100_000)
+  }
+
+  @Test("with swipe-min-speed a swipe binding holds a touch until it lifts: a fast release fires it at any age")
+  func swipeMinSpeed() {
+    var thresholds = Thresholds()
+    #expect(HoldLimit.limit(profile([bind(.swipe, .up)], thresholds: thresholds), region: nil).duration == 800_000)
+    thresholds.swipeMinSpeed = 300
+    let limit = HoldLimit.limit(profile([bind(.swipe, .up)], thresholds: thresholds), region: nil)
+    #expect(limit.untilLifted && limit.duration == nil)
+    #expect(limit.description.contains("swipe-min-speed"))
   }
 }

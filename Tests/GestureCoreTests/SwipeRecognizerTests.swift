@@ -66,6 +66,31 @@ struct SwipeRecognizerTests {
     #expect(run(t, profile([bind(.swipe, .right), bind(.tap), bind(.longPress)])).isEmpty)
   }
 
+  @Test func pastTheMaximumDurationOnlyAFastEnoughReleaseAlongTheSwipeFires() {
+    let geometry = PanelGeometry(device: TestPanel.device, profile: Profile())!
+    var thresholds = Thresholds()
+    func judge(_ dx: Double, _ dy: Double, ms: Int64, release: [Direction: Double]) -> SwipeRecognizer.State {
+      var swipe = SwipeRecognizer()
+      _ = swipe.lastFingerUp(
+        displacement: (dx, dy), duration: ms * 1000, geometry: geometry, thresholds: thresholds,
+        releaseSpeed: { release[$0] ?? 0 })
+      return swipe.state
+    }
+    // Off (0 mm/s): too slow whatever the release.
+    #expect(judge(60, 0, ms: 1200, release: [.right: 900]) == .failed(.tooSlow))
+    thresholds.swipeMinSpeed = 300
+    #expect(judge(60, 0, ms: 1200, release: [.right: 300]) == .recognized(.right))
+    #expect(judge(0, -40, ms: 1200, release: [.up: 450]) == .recognized(.up))
+    #expect(
+      judge(60, 0, ms: 1200, release: [.right: 120, .up: 900])
+        == .failed(.releasedTooSlowly(millimetresPerSecond: 120, needed: 300)))
+    // The other rules are unchanged: distance, angle.
+    #expect(judge(10, 0, ms: 1200, release: [.right: 900]) == .failed(.tooShort(millimetres: 10, needed: 30)))
+    if case .failed(.offAxis) = judge(40, 30, ms: 1200, release: [.right: 900]) {} else { Issue.record("off axis") }
+    // Within the duration the release does not matter.
+    #expect(judge(60, 0, ms: 500, release: [:]) == .recognized(.right))
+  }
+
   @Test func rotationNinetyTurnsDeviceMotionIntoUserDirections() {
     // With 90°, device (x, y) is user (1 − y, x): moving along device −x is moving user −y: up.
     var t = Touches()

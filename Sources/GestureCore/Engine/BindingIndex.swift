@@ -26,13 +26,20 @@ struct BindingIndex {
     /// Tap bindings by tap count.
     var taps: [Int: Int] = [:]
     var highestTaps = 1
+    /// The one-shot long press (no `step`).
     var longPress: Int?
+    /// Long presses with `direction` and `step`: after the long press fires, the fingers'
+    /// offset from there steps them as a pan (hold and drag). `width` is the step in mm.
+    var longPressDrags: [Continuous] = []
     /// Best first.
     var swipes: [SwipeCandidate] = []
     /// Pan, pinch and rotate bindings, in binding order.
     var continuous: [Continuous] = []
     /// Continuous kinds with at least one binding here.
     var continuousKinds = GestureKindSet()
+
+    /// Whether a long press fires something here (one-shot or drag).
+    var longPressBound: Bool { longPress != nil || !longPressDrags.isEmpty }
 
     /// Whether `kind` has a binding in `direction`.
     func isBound(_ kind: GestureKind, _ direction: Direction) -> Bool {
@@ -57,7 +64,7 @@ struct BindingIndex {
     }
     self.sequences = sequences
     longPressByRegion = (0...profile.regions.count).map { regionSlot in
-      (0..<maxFingers).contains { sequences[regionSlot * maxFingers + $0].longPress != nil }
+      (0..<maxFingers).contains { sequences[regionSlot * maxFingers + $0].longPressBound }
     }
   }
 
@@ -88,7 +95,13 @@ struct BindingIndex {
         if result.taps[b.taps] == nil { result.taps[b.taps] = index }
         result.highestTaps = max(result.highestTaps, b.taps)
       case .longPress:
-        if result.longPress == nil { result.longPress = index }
+        if let direction = b.direction, let step = b.step {
+          guard taken.insert("\(b.gesture.rawValue) \(direction.rawValue)").inserted else { continue }
+          result.longPressDrags.append(
+            Continuous(binding: index, kind: .longPress, direction: direction, width: step, step: step))
+        } else if result.longPress == nil {
+          result.longPress = index
+        }
       case .swipe:
         if let direction = b.direction {
           result.swipes.append(SwipeCandidate(binding: index, direction: direction, edge: b.edge))
@@ -110,6 +123,7 @@ struct BindingIndex {
       rank($0.element) != rank($1.element) ? rank($0.element) > rank($1.element) : $0.offset < $1.offset
     }.map(\.element)
     result.continuous.sort { $0.binding < $1.binding }
+    result.longPressDrags.sort { $0.binding < $1.binding }
     return result
   }
 }

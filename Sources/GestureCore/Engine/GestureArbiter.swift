@@ -233,7 +233,7 @@ struct GestureArbiter {
       switch change.phase {
       case .began: began(change, into: &output)
       case .moved: moved(change, into: &output)
-      case .ended, .cancelled: ended(change, into: &output)
+      case .ended, .cancelled: ended(change, frame: changes, into: &output)
       }
     }
     shared.frameEnded(into: &output)
@@ -347,7 +347,10 @@ struct GestureArbiter {
     independent[k].moved(change, likely: c, into: &output)
   }
 
-  private mutating func ended(_ change: ContactChange, into output: inout [GestureEvent]) {
+  /// `frame`: every change of the frame `change` is in.
+  private mutating func ended(
+    _ change: ContactChange, frame: UnsafeBufferPointer<ContactChange>, into output: inout [GestureEvent]
+  ) {
     guard let c = contacts.firstIndex(where: { $0.id == change.id }) else {
       impossible("contact \(change.id) lifted without landing")
       return
@@ -356,11 +359,11 @@ struct GestureArbiter {
     guard !contact.dropped else { return }
     if contact.sequence == 0 {
       shared.liveContacts -= 1
-      shared.ended(change, into: &output)
+      shared.ended(change, frame: frame, into: &output)
     } else {
       let k = contact.sequence - 1
       independent[k].liveContacts -= 1
-      independent[k].ended(change, into: &output)
+      independent[k].ended(change, frame: frame, into: &output)
     }
   }
 

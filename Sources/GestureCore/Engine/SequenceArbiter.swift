@@ -40,6 +40,18 @@ struct SequenceArbiter {
   /// (set with `levels`, so that a frame need not look for the runs).
   private var levelRunEnds: [Int] = []
   private var recognizers = RecognizerTable()
+  /// The sequence's fingers measured from its reference: what the measures, the stream and
+  /// the swipe's release speed read.
+  private var track = MotionTrack()
+  /// Where the fingers were when the long press fired: its drag steps and its stream are
+  /// measured from there (nil until it fires).
+  private var longPressReference: MotionReference?
+  /// Where the long press's drag levels begin in `levels` (they run to its end).
+  private var dragLevelStart = 0
+  /// The continuous gestures' streams in this sequence (followed while `reportsStream`).
+  private var streams = GestureStreams()
+  /// A binding needs the rates without the stream: a swipe with `swipe-min-speed`.
+  private let swipesNeedRates: Bool
   private var multiTap = MultiTapRecognizer()
   var now = Timestamp(microseconds: 0) {
     didSet { tracer.now = now }
@@ -99,7 +111,10 @@ struct SequenceArbiter {
     slopLimit = DistanceLimit(slop)
     limits = RecognitionLimits(thresholds, slop: slop)
     forwarding = profile.forward
-    hasContinuousBindings = profile.bindings.contains { GestureKind.continuous.contains($0.gesture) }
+    hasContinuousBindings = profile.bindings.contains {
+      GestureKind.continuous.contains($0.gesture) || ($0.gesture == .longPress && $0.step != nil)
+    }
+    swipesNeedRates = thresholds.swipeMinSpeed > 0 && profile.bindings.contains { $0.gesture == .swipe }
     levels.reserveCapacity(profile.bindings.count)
     levelRunEnds.reserveCapacity(GestureKind.continuous.count)
   }
@@ -180,7 +195,8 @@ struct SequenceArbiter {
     guard isUndecided else { return nil }
     var next: Timestamp?
     if recognizers.tap.isPossible { next = start + thresholds.tapMaxDuration + 1 }
-    if recognizers.swipe.isPossible, now <= start + thresholds.swipeMaxDuration {
+    // With swipe-min-speed a swipe can fire at any age: only its lift decides it.
+    if recognizers.swipe.isPossible, thresholds.swipeMinSpeed <= 0, now <= start + thresholds.swipeMaxDuration {
       let swipeEnd = start + thresholds.swipeMaxDuration + 1
       if next.map({ swipeEnd < $0 }) ?? true { next = swipeEnd }
     }
@@ -277,8 +293,10 @@ struct SequenceArbiter {
   }
 
   /// A contact of this sequence lifted or was cancelled (`GestureArbiter` took it out of
-  /// `liveContacts`).
-  mutating func ended(_ change: ContactChange, into output: inout [GestureEvent]) {
+  /// `liveContacts`); `frame` holds every change of its frame.
+  mutating func ended(
+    _ change: ContactChange, frame: UnsafeBufferPointer<ContactChange>, into output: inout [GestureEvent]
+  ) {
     guard state.isActive else { return }
     if change.phase == .cancelled {
       cancelSequence(into: &output)
@@ -293,7 +311,15 @@ struct SequenceArbiter {
     // The last finger's lift is the sequence's end, handled there.
     if sequence.fingersDown > 0, case .claimed = state {
       transition(.fingerLifted)
-      endSteps(.fingers, into: &output)
+      endSteps(liftsEveryFinger(frame) ? .lift : .fingers, into: &output)
+    }
+  }
+
+  /// Whether `frame` lifts every finger of the sequence still down: its steps end at the
+  /// first of those lifts, and what ended them is the last finger's lift.
+  private func liftsEveryFinger(_ frame: UnsafeBufferPointer<ContactChange>) -> Bool {
+    sequence.fingers.allSatisfy { finger in
+      finger.lifted || frame.contains { $0.id == finger.contact && $0.phase == .ended }
     }
   }
 
@@ -342,6 +368,8 @@ struct SequenceArbiter {
     sequence.region = route ?? profile.region(atX: start.x, y: start.y)
     var reset = RecognizerActions.Reset()
     forEachRecognizer(&reset, into: &output)
+    longPressReference = nil
+    streams.reset()
     if tracer.isOn {
       let region = sequence.region.map { profile.regions[$0].name } ?? "none"
       note(
@@ -367,6 +395,11 @@ struct SequenceArbiter {
   /// take their reference afresh and the step levels restart from 0.
   private mutating func fingersLanded(into output: inout [GestureEvent]) {
     bound = index.sequence(region: sequence.region, fingers: sequence.fingerCount)
+    var quantities = MotionTrack.quantities(for: bound.continuousKinds)
+    if !bound.longPressDrags.isEmpty { quantities.insert(.centroid) }
+    if reportsStream || (swipesNeedRates && !bound.swipes.isEmpty) { quantities.insert(.rates) }
+    track.quantities = quantities
+    track.restart(sequence.fingers, geometry: geometry, at: now)
     var landed = RecognizerActions.Landed(fingers: sequence.fingers, geometry: geometry)
     forEachRecognizer(&landed, into: &output)
     levels.removeAll(keepingCapacity: true)
@@ -377,6 +410,10 @@ struct SequenceArbiter {
         levels.append(StepLevel(binding: c.binding, kind: kind, direction: c.direction, width: width))
       }
       levelRunEnds.append(levels.count)
+    }
+    dragLevelStart = levels.count
+    for c in bound.longPressDrags {
+      levels.append(StepLevel(binding: c.binding, kind: .longPress, direction: c.direction, width: c.step ?? 0))
     }
   }
 
@@ -427,8 +464,10 @@ struct SequenceArbiter {
         dy += d.dy
       }
       let n = Double(max(1, sequence.fingerCount))
+      let track = self.track
       let t = recognizers.swipe.lastFingerUp(
-        displacement: (dx / n, dy / n), duration: duration, geometry: geometry, thresholds: thresholds)
+        displacement: (dx / n, dy / n), duration: duration, geometry: geometry, thresholds: thresholds,
+        releaseSpeed: { track.speed(along: $0) })
       trace(SwipeRecognizer.kind.rawValue, t)
       if case .recognized(let direction) = recognizers.swipe.state, let binding = swipeBinding(direction) {
         win(.swipe, into: &output)
@@ -503,13 +542,15 @@ struct SequenceArbiter {
     guard recognizers.longPress.isPossible else { return }
     fixCount(into: &output)
     guard recognizers.longPress.isPossible else { return }
-    guard state == .open, sequence.fingersDown == sequence.fingerCount, let binding = bound.longPress else {
+    guard state == .open, sequence.fingersDown == sequence.fingerCount, bound.longPressBound else {
       trace(LongPressRecognizer.kind.rawValue, recognizers.longPress.fail(.wrongFingerCount))
       return
     }
     trace(LongPressRecognizer.kind.rawValue, recognizers.longPress.timeReached())
     win(.longPress, into: &output)
-    fire(binding: binding, gesture: .longPress, into: &output)
+    longPressReference = track.here
+    if let binding = bound.longPress { fire(binding: binding, gesture: .longPress, into: &output) }
+    if reportsStream { beginStream(.longPress) }
   }
 
   /// After a frame: the continuous gestures follow the fingers, step levels follow them,
@@ -520,9 +561,41 @@ struct SequenceArbiter {
   /// A closed sequence fires nothing more, steps nor ends: nothing reads its measures.
   @inline(__always)  // Once per frame, from `process`.
   private mutating func followContinuous(into output: inout [GestureEvent]) {
-    guard !bound.continuousKinds.isEmpty, !state.isClosed else { return }
-    recognizers.frame(sequence.fingers, geometry: geometry, kinds: bound.continuousKinds)
+    guard !track.quantities.isEmpty, !state.isClosed else { return }
+    track.follow(sequence.fingers, geometry: geometry, at: now)
+    recognizers.frame(track, geometry: geometry, kinds: bound.continuousKinds)
     evaluateContinuous(into: &output)
+    if longPressReference != nil, dragLevelStart < levels.count { followDrag(into: &output) }
+    if reportsStream, streams.anyStreaming {
+      let values = track.values(from: track.reference, geometry: geometry)
+      let pressed = longPressReference.map { track.values(from: $0, geometry: geometry) } ?? values
+      streams.change(values, longPress: pressed, streamFrame, into: &streamEvents)
+    }
+  }
+
+  /// A long press that fired with drag bindings: their levels follow the fingers' offset
+  /// from where it fired and step as a pan's (hold and drag).
+  private mutating func followDrag(into output: inout [GestureEvent]) {
+    guard let reference = longPressReference, state.claimed.contains(.longPress) else { return }
+    let (dx, dy) = track.offset(from: reference, geometry: geometry)
+    for i in dragLevelStart..<levels.count {
+      let measure = levels[i].direction.isHorizontal ? dx : dy
+      guard levels[i].wouldMove(measure) else { continue }
+      let moved = levels[i].follow(measure)
+      fireSteps(level: i, count: levels[i].steps(for: moved), into: &output)
+    }
+  }
+
+  /// What every stream event of this frame shares.
+  private var streamFrame: StreamEmitter.Frame {
+    StreamEmitter.Frame(time: now, sequence: sequence.number, fingers: sequence.fingerCount, region: sequence.region)
+  }
+
+  /// `kind` was recognized (a long press: fired): its stream begins.
+  private mutating func beginStream(_ kind: GestureKind) {
+    let reference = kind == .longPress ? (longPressReference ?? track.reference) : track.reference
+    let values = track.values(from: reference, geometry: geometry)
+    trace("\(kind.rawValue) stream", streams.begin(kind, values, streamFrame, into: &streamEvents))
   }
 
   /// Moves every level to the current measures; recognized kinds step, the others are
@@ -564,6 +637,7 @@ struct SequenceArbiter {
       let direction = recognizers.recognizeIfCrossed(kind, bound.continuous, limits: limits, trace: &tracer)
     else { return }
     win(kind, into: &output)
+    if reportsStream { beginStream(kind) }
     if let oneShot = bound.continuous.first(where: { $0.kind == kind && $0.direction == direction && $0.width == nil })
     {
       fire(binding: oneShot.binding, gesture: kind, direction: direction, into: &output)
@@ -589,6 +663,7 @@ struct SequenceArbiter {
     sharing.insert(kind)
     var fail = RecognizerActions.Fail(why: .otherGestureWon, sparing: sharing)
     forEachRecognizer(&fail, into: &output)
+    if reportsStream { streams.end(.cancel, sparing: sharing, streamFrame, into: &streamEvents, trace: &tracer) }
   }
 
   private func event(binding: Int, gesture: GestureKind, phase: GestureEvent.Phase, direction: Direction?)
@@ -599,6 +674,9 @@ struct SequenceArbiter {
       fingers: sequence.fingerCount, direction: direction, position: sequence.firstDown.clamped,
       region: sequence.region)
     recognizers.report(gesture, into: &event)
+    if gesture == .longPress, phase != .oneShot, let reference = longPressReference {
+      (event.dx, event.dy) = track.offset(from: reference, geometry: geometry)
+    }
     return event
   }
 
@@ -617,7 +695,8 @@ struct SequenceArbiter {
     }
   }
 
-  /// The sequence's steps are over: one end event per step binding that fired a step, with why.
+  /// The sequence's steps are over: one end event per step binding that fired a step, with
+  /// why; the streams going end too, for the same reason.
   private mutating func endSteps(_ reason: EndReason, into output: inout [GestureEvent]) {
     for i in levels.indices where levels[i].fired > 0 {
       let level = levels[i]
@@ -627,6 +706,7 @@ struct SequenceArbiter {
       output.append(end)
       levels[i].fired = 0
     }
+    if reportsStream { streams.end(reason, streamFrame, into: &streamEvents, trace: &tracer) }
   }
 
   /// The best swipe binding in `direction` (the index ranks them): an edge swipe needs the
@@ -707,7 +787,7 @@ struct SequenceArbiter {
     let last = state == .landing ? TouchSequence.maxFingers : sequence.fingerCount
     let lifted = sequence.firstLift != nil
     let start = sequence.firstDown.clamped
-    let swipeInTime = now - sequence.startTime <= thresholds.swipeMaxDuration
+    let swipeInTime = thresholds.swipeMinSpeed > 0 || now - sequence.startTime <= thresholds.swipeMaxDuration
     for fingers in sequence.fingerCount...max(sequence.fingerCount, last) {
       let b = index.sequence(region: sequence.region, fingers: fingers)
       if recognizers.tap.isPossible, !b.taps.isEmpty { return true }
@@ -717,7 +797,7 @@ struct SequenceArbiter {
         return true
       }
       guard !lifted else { continue }
-      if recognizers.longPress.isPossible, b.longPress != nil { return true }
+      if recognizers.longPress.isPossible, b.longPressBound { return true }
       for kind in GestureKind.continuous where b.continuousKinds.contains(kind) && recognizers.isPossible(kind) {
         return true
       }

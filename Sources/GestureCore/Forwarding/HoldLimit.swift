@@ -5,13 +5,15 @@
 /// A touch is held only while a bound gesture can still start with it, so each binding
 /// bounds the hold by what ends its chance: a tap by `tap-slop` or `tap-max-duration` (a
 /// chain of N taps by N × `tap-max-duration` + (N − 1) × `multi-tap-gap`, since its earlier
-/// taps wait for the chain), a long press by `long-press`, a swipe by `swipe-max-duration`,
+/// taps wait for the chain), a long press by `long-press`, a swipe by `swipe-max-duration`
+/// (with `swipe-min-speed` above 0 only by the lift: a fast release fires it at any age),
 /// and pan, pinch and rotate only by their recognition or the lift. A binding for more
 /// fingers holds a touch with fewer at most `finger-landing`.
 public struct HoldLimit: Hashable, Sendable, CustomStringConvertible {
   /// The longest hold; nil with `untilLifted` (no time bounds it) or when nothing is held.
   public var duration: Microseconds?
-  /// A pan, pinch or rotate binding: a touch is held until it is recognized or lifts.
+  /// A pan, pinch or rotate binding (or a swipe with `swipe-min-speed`): a touch is held
+  /// until it is recognized or lifts.
   public var untilLifted: Bool
   /// What bounds it, for people.
   public var reason: String
@@ -55,6 +57,9 @@ public struct HoldLimit: Hashable, Sendable, CustomStringConvertible {
         candidate = HoldLimit(
           duration: t.longPress, untilLifted: false,
           reason: "\(name): until it moves beyond tap-slop (\(Self.distance(t.tapSlop))) or long-press fires")
+      case .swipe where t.swipeMinSpeed > 0:
+        candidate = HoldLimit(
+          duration: nil, untilLifted: true, reason: "\(name): swipe-min-speed, a fast release fires it at any age")
       case .swipe:
         candidate = HoldLimit(
           duration: t.swipeMaxDuration, untilLifted: false, reason: "\(name): until swipe-max-duration or the lift")

@@ -1,4 +1,4 @@
-/// The gestures a binding can name. Continuous kinds (those with a `stepUnit`) are listed in
+/// The gestures a binding can name. Continuous kinds (`GestureKind.continuous`) are listed in
 /// the order their steps of one frame fire: pan, pinch, rotate.
 public enum GestureKind: String, Hashable, Sendable, CaseIterable {
   case tap
@@ -98,9 +98,10 @@ extension GestureKind {
         stepRequired: false, payload: [.taps],
         groupRefusal: "a tap is only known once the sequence has ended", takesTaps: true, takesEdge: false)
     case .longPress:
+      // With direction and step: hold and drag, steps as a pan's from where it fired.
       GestureTraits(
-        directions: [], fingers: GestureTraits.anyFingers, defaultFingers: 1, stepUnit: nil,
-        stepRequired: false, payload: [],
+        directions: [.up, .down, .left, .right], fingers: GestureTraits.anyFingers, defaultFingers: 1,
+        stepUnit: .millimetres, stepRequired: false, payload: [.direction, .offset],
         groupRefusal: "a long press needs fingers that rest, which a moving gesture's do not",
         takesTaps: false, takesEdge: false)
     case .swipe:
@@ -125,8 +126,9 @@ extension GestureKind {
     }
   }
 
-  /// The kinds that can step, in the order one frame's steps fire.
-  public static let continuous: [GestureKind] = allCases.filter { $0.traits.stepUnit != nil }
+  /// The kinds recognized by a measure crossing a threshold, which can step, in the order
+  /// one frame's steps fire. A long press steps too (hold and drag) but is recognized by time.
+  public static let continuous: [GestureKind] = allCases.filter { $0.traits.stepUnit != nil && $0 != .longPress }
 
   var bit: UInt8 {
     switch self {

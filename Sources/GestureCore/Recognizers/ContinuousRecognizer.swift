@@ -1,13 +1,14 @@
 /// What one continuous gesture kind measures from the fingers (pan: the centroid's offset,
 /// pinch: the scale, rotate: the angle), relative to the reference: the fingers' positions
-/// when the sequence's last finger landed. A new kind is one of these plus its row in
+/// when the sequence's last finger landed. Each frame it reads the sequence's `MotionTrack`,
+/// the one measurement the stream reports too. A new kind is one of these plus its row in
 /// `GestureKind.traits`.
 protocol GestureMeasure: CustomStringConvertible {
   static var kind: GestureKind { get }
   /// Measures from the reference, or says why the fingers give no usable reference.
   static func reference(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Result<Self, RecognizerFailure>
-  /// Follows the fingers' current positions.
-  mutating func update(_ fingers: [SequenceFinger], geometry: PanelGeometry)
+  /// Follows the track, restarted at the reference this measure was taken at.
+  mutating func update(_ track: MotionTrack, geometry: PanelGeometry)
   /// The measure step levels are counted on, along `direction`'s axis (growing towards the
   /// directions that raise a level); see `ContinuousMeasure`.
   func levelMeasure(along direction: Direction) -> Double
@@ -103,9 +104,9 @@ struct ContinuousRecognizer<Measure: GestureMeasure> {
   }
 
   @inline(__always)  // See RecognizerTable.frame.
-  mutating func update(_ fingers: [SequenceFinger], geometry: PanelGeometry) {
+  mutating func update(_ track: MotionTrack, geometry: PanelGeometry) {
     guard isLive else { return }
-    measure?.update(fingers, geometry: geometry)
+    measure?.update(track, geometry: geometry)
   }
 
   mutating func recognize(_ direction: Direction) -> Transition<State>? {
@@ -137,8 +138,8 @@ extension ContinuousRecognizer: Recognizer {
   }
 
   @inline(__always)  // Once per frame for each bound kind, from the arbiter's frame.
-  mutating func frame(_ fingers: [SequenceFinger], geometry: PanelGeometry) {
-    update(fingers, geometry: geometry)
+  mutating func frame(_ track: MotionTrack, geometry: PanelGeometry) {
+    update(track, geometry: geometry)
   }
 
   mutating func lifted(_ finger: SequenceFinger, in context: RecognizerContext) -> Transition<State>? {

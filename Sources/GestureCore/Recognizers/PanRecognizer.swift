@@ -4,27 +4,17 @@
 struct PanMeasure: GestureMeasure {
   static let kind = GestureKind.pan
 
-  private var reference: Point
   private(set) var dx = 0.0
   private(set) var dy = 0.0
 
+  /// The reference is the track's: its centroid when the last finger landed.
   static func reference(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Result<Self, RecognizerFailure> {
-    .success(PanMeasure(reference: centroid(fingers)))
+    .success(PanMeasure())
   }
 
-  private static func centroid(_ fingers: [SequenceFinger]) -> Point {
-    var x = 0.0
-    var y = 0.0
-    for finger in fingers {
-      x += finger.current.x
-      y += finger.current.y
-    }
-    let n = Double(max(1, fingers.count))
-    return Point(x: x / n, y: y / n)
-  }
-
-  mutating func update(_ fingers: [SequenceFinger], geometry: PanelGeometry) {
-    (dx, dy) = geometry.millimetres(from: reference, to: Self.centroid(fingers))
+  @inline(__always)  // See RecognizerTable.frame.
+  mutating func update(_ track: MotionTrack, geometry: PanelGeometry) {
+    (dx, dy) = track.offset(from: track.reference, geometry: geometry)
   }
 
   func levelMeasure(along direction: Direction) -> Double { direction.isHorizontal ? dx : dy }

@@ -12,14 +12,14 @@ struct PinchMeasure: GestureMeasure {
   private var logScale = 0.0
 
   static func reference(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Result<Self, RecognizerFailure> {
-    let span = geometry.distance(fingers[0].current, fingers[1].current)
+    let span = MotionTrack.span(fingers, centroid: MotionTrack.centroid(fingers), geometry: geometry)
     if span < minimumBaseline { return .failure(.tooShort(millimetres: span, needed: minimumBaseline)) }
     return .success(PinchMeasure(baseline: span))
   }
 
   @inline(__always)  // See RecognizerTable.frame.
-  mutating func update(_ fingers: [SequenceFinger], geometry: PanelGeometry) {
-    scale = geometry.distance(fingers[0].current, fingers[1].current) / baseline
+  mutating func update(_ track: MotionTrack, geometry: PanelGeometry) {
+    scale = track.span / baseline
     logScale = naturalLog(scale)
   }
 

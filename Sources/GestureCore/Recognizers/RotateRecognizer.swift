@@ -6,26 +6,14 @@ struct RotateMeasure: GestureMeasure {
   static let kind = GestureKind.rotate
 
   private(set) var angle = 0.0
-  private var lastHeading: Double
 
+  /// The reference is the track's: the line between the fingers when the last one landed.
   static func reference(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Result<Self, RecognizerFailure> {
-    .success(RotateMeasure(lastHeading: heading(fingers, geometry)))
-  }
-
-  private static func heading(_ fingers: [SequenceFinger], _ geometry: PanelGeometry) -> Double {
-    let d = geometry.millimetres(from: fingers[0].current, to: fingers[1].current)
-    return atan2Degrees(d.dy, d.dx)
+    .success(RotateMeasure())
   }
 
   @inline(__always)  // See RecognizerTable.frame.
-  mutating func update(_ fingers: [SequenceFinger], geometry: PanelGeometry) {
-    let heading = Self.heading(fingers, geometry)
-    var delta = heading - lastHeading
-    if delta > 180 { delta -= 360 }
-    if delta < -180 { delta += 360 }
-    angle += delta
-    lastHeading = heading
-  }
+  mutating func update(_ track: MotionTrack, geometry: PanelGeometry) { angle = track.turn }
 
   func levelMeasure(along direction: Direction) -> Double { angle }
 

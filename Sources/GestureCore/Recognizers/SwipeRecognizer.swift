@@ -1,10 +1,12 @@
 /// A swipe, decided when the last finger lifts: the fingers' mean displacement is long enough
 /// (`swipe-min-distance`, and `swipeMinPanelShare` of the panel along the swipe), quick enough
-/// (`swipe-max-duration` from first down to last up), and within `swipe-angle` of an axis.
+/// (`swipe-max-duration` from first down to last up, or, with `swipe-min-speed` above 0, a
+/// release at least that fast along the swipe), and within `swipe-angle` of an axis.
 ///
 /// ```
 ///  possible ──(spoiled | another gesture won)──▶ failed
-///     └──(last finger up)──▶ recognized(direction) | failed(too short, too slow, off axis)
+///     └──(last finger up)──▶ recognized(direction)
+///                             | failed(too short, too slow, off axis, released too slowly)
 /// ```
 struct SwipeRecognizer {
   enum State: Equatable, CustomStringConvertible {
@@ -31,13 +33,16 @@ struct SwipeRecognizer {
   }
 
   /// Judges the finished sequence. `displacement` is the mean finger movement in mm, user
-  /// coordinates (y down).
+  /// coordinates (y down); `releaseSpeed` the centroid's speed along a direction over the
+  /// last 100 ms (mm/s), asked only of a swipe longer than `swipe-max-duration` when
+  /// `swipe-min-speed` is above 0.
   mutating func lastFingerUp(
     displacement: (dx: Double, dy: Double), duration: Microseconds, geometry: PanelGeometry,
-    thresholds: Thresholds
+    thresholds: Thresholds, releaseSpeed: (Direction) -> Double = { _ in 0 }
   ) -> Transition<State>? {
     guard state == .possible else { return nil }
-    if duration > thresholds.swipeMaxDuration { return move(to: .failed(.tooSlow), on: "last finger up") }
+    let tooLong = duration > thresholds.swipeMaxDuration
+    if tooLong, thresholds.swipeMinSpeed <= 0 { return move(to: .failed(.tooSlow), on: "last finger up") }
     let horizontal = abs(displacement.dx) >= abs(displacement.dy)
     let along = horizontal ? abs(displacement.dx) : abs(displacement.dy)
     let across = horizontal ? abs(displacement.dy) : abs(displacement.dx)
@@ -55,6 +60,14 @@ struct SwipeRecognizer {
     }
     let direction: Direction =
       horizontal ? (displacement.dx > 0 ? .right : .left) : (displacement.dy > 0 ? .down : .up)
+    if tooLong {
+      let speed = releaseSpeed(direction)
+      if !(speed >= thresholds.swipeMinSpeed) {
+        return move(
+          to: .failed(.releasedTooSlowly(millimetresPerSecond: speed, needed: thresholds.swipeMinSpeed)),
+          on: "last finger up")
+      }
+    }
     return move(to: .recognized(direction), on: "last finger up")
   }
 

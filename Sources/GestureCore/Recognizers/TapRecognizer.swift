@@ -91,6 +91,8 @@ public enum RecognizerFailure: Error, Hashable, Sendable, CustomStringConvertibl
   case tooShort(millimetres: Double, needed: Double)
   case tooSlow
   case offAxis(degrees: Double)
+  /// A swipe longer than `swipe-max-duration` whose release was slower than `swipe-min-speed`.
+  case releasedTooSlowly(millimetresPerSecond: Double, needed: Double)
 
   /// What happened, as the event of a trace line.
   var event: StaticString {
@@ -101,7 +103,7 @@ public enum RecognizerFailure: Error, Hashable, Sendable, CustomStringConvertibl
     case .spoiled: "sequence spoiled"
     case .otherGestureWon: "other gesture won"
     case .wrongFingerCount: "finger count"
-    case .tooShort, .tooSlow, .offAxis: "measured"
+    case .tooShort, .tooSlow, .offAxis, .releasedTooSlowly: "measured"
     }
   }
 
@@ -116,6 +118,8 @@ public enum RecognizerFailure: Error, Hashable, Sendable, CustomStringConvertibl
     case .tooShort(let mm, let needed): "travelled \(formatted(mm)) mm < \(formatted(needed)) mm"
     case .tooSlow: "too slow"
     case .offAxis(let degrees): "\(formatted(degrees))° off axis"
+    case .releasedTooSlowly(let speed, let needed):
+      "too slow and released at \(formatted(speed)) mm/s < \(formatted(needed)) mm/s"
     }
   }
 }

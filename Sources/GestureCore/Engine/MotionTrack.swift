@@ -1,0 +1,250 @@
+/// One frame of a sequence's fingers, in the quantities whose differences are the stream's
+/// values and rates.
+struct MotionSample: Equatable {
+  var time: Timestamp
+  /// The fingers' centroid, mm from the panel's top left as the user sees it.
+  var x: Double
+  var y: Double
+  /// The finger distance, mm (see `MotionTrack.span`).
+  var span: Double
+  /// Degrees turned since the track's reference, clockwise positive, unwrapped.
+  var turn: Double
+}
+
+/// How fast each quantity of `MotionSample` changes, per second.
+struct MotionRates: Equatable {
+  var x = 0.0
+  var y = 0.0
+  var span = 0.0
+  var turn = 0.0
+}
+
+/// A sequence's last frames in a ring of fixed capacity (allocated once), and their rates
+/// over the last `window`.
+///
+/// A rate is the change from the quantity `window` before the newest sample to the newest,
+/// divided by `window`. Between two frames more than `restGap` apart the fingers are taken
+/// to have rested (a panel reports nothing while nothing moves), so the earlier frame's
+/// values hold until the later; closer frames are interpolated. With no sample that old
+/// (the sequence is younger, or the ring is full of faster frames) the oldest sample is the
+/// start and the real time since it the divisor.
+struct MotionSampler {
+  static let capacity = 64
+  static let window: Microseconds = 100_000
+  static let restGap: Microseconds = 40_000
+
+  private var samples: [MotionSample]
+  /// Where the oldest sample is, and how many there are.
+  private var first = 0
+  private(set) var count = 0
+
+  init() {
+    samples = Array(
+      repeating: MotionSample(time: Timestamp(microseconds: 0), x: 0, y: 0, span: 0, turn: 0), count: Self.capacity)
+  }
+
+  mutating func removeAll() {
+    first = 0
+    count = 0
+  }
+
+  /// Adds a sample; a sample at the newest one's time replaces it (one frame, one sample).
+  mutating func append(_ sample: MotionSample) {
+    if count > 0, self[count - 1].time == sample.time {
+      samples[(first + count - 1) % Self.capacity] = sample
+    } else if count < Self.capacity {
+      samples[(first + count) % Self.capacity] = sample
+      count += 1
+    } else {
+      samples[first] = sample
+      first = (first + 1) % Self.capacity
+    }
+  }
+
+  /// The `i`-th sample, oldest first.
+  subscript(i: Int) -> MotionSample { samples[(first + i) % Self.capacity] }
+
+  var newest: MotionSample? { count > 0 ? self[count - 1] : nil }
+
+  /// The rates at the newest sample; all 0 with fewer than two samples.
+  func rates() -> MotionRates {
+    guard count >= 2 else { return MotionRates() }
+    let now = self[count - 1]
+    let windowStart = now.time + -Self.window
+    // The newest sample at or before the window's start, if the ring holds one.
+    var before = count - 2
+    while before >= 0, self[before].time > windowStart { before -= 1 }
+    let start: MotionSample
+    let seconds: Double
+    if before < 0 {
+      start = self[0]
+      seconds = Double(now.time - start.time) / 1_000_000
+    } else {
+      start = Self.value(at: windowStart, between: self[before], and: self[before + 1])
+      seconds = Double(Self.window) / 1_000_000
+    }
+    guard seconds > 0 else { return MotionRates() }
+    return MotionRates(
+      x: (now.x - start.x) / seconds, y: (now.y - start.y) / seconds, span: (now.span - start.span) / seconds,
+      turn: (now.turn - start.turn) / seconds)
+  }
+
+  /// The quantities at `time`, from the frames around it (see the type's comment).
+  private static func value(at time: Timestamp, between a: MotionSample, and b: MotionSample) -> MotionSample {
+    let gap = b.time - a.time
+    guard gap > 0, gap <= restGap, time > a.time else { return a }
+    let t = Double(time - a.time) / Double(gap)
+    func lerp(_ u: Double, _ v: Double) -> Double { u + (v - u) * t }
+    return MotionSample(
+      time: time, x: lerp(a.x, b.x), y: lerp(a.y, b.y), span: lerp(a.span, b.span), turn: lerp(a.turn, b.turn))
+  }
+}
+
+/// Where a continuous gesture's values are measured from: the track at one moment.
+struct MotionReference: Equatable {
+  var centroid: Point
+  var span: Double
+  var turn: Double
+}
+
+/// A touch sequence's fingers followed frame by frame, measured from its reference (where
+/// the fingers were when its last finger landed): the one measurement that the continuous
+/// gestures' step levels, the stream's values and the swipe's release speed all read.
+///
+/// Only what someone reads is followed (`quantities`): a pan binding costs the centroid, a
+/// pinch the span, a rotation the turn, and the rates (the sampler) are kept only for the
+/// stream or `swipe-min-speed`.
+struct MotionTrack {
+  struct Quantities: OptionSet {
+    let rawValue: UInt8
+    static let centroid = Quantities(rawValue: 1)
+    static let span = Quantities(rawValue: 2)
+    static let turn = Quantities(rawValue: 4)
+    /// The sampler: rates, and every quantity, since a sample holds them all.
+    static let rates = Quantities(rawValue: 8)
+    static let all: Quantities = [.centroid, .span, .turn, .rates]
+  }
+
+  var quantities: Quantities = []
+
+  /// What the measures of `kinds` read.
+  static func quantities(for kinds: GestureKindSet) -> Quantities {
+    var needs = Quantities()
+    if kinds.contains(.pan) { needs.insert(.centroid) }
+    if kinds.contains(.pinch) { needs.insert(.span) }
+    if kinds.contains(.rotate) { needs.insert(.turn) }
+    return needs
+  }
+  /// Valid after `restart`: the reference of the sequence's continuous gestures.
+  private(set) var reference = MotionReference(centroid: Point(x: 0, y: 0), span: 0, turn: 0)
+  /// The fingers' centroid (each counted finger, lifted ones where they lifted).
+  private(set) var centroid = Point(x: 0, y: 0)
+  /// Two fingers: the distance between them; more: their mean distance from the centroid
+  /// (mm); one finger: 0.
+  private(set) var span = 0.0
+  /// Degrees the line from the first finger to the second has turned since the reference,
+  /// clockwise positive, followed frame to frame so that turns past 180° count.
+  private(set) var turn = 0.0
+  private var lastHeading = 0.0
+  private(set) var sampler = MotionSampler()
+
+  /// The fingers' count changed before the count was fixed: everything is measured afresh
+  /// from where they are now.
+  mutating func restart(_ fingers: [SequenceFinger], geometry: PanelGeometry, at time: Timestamp) {
+    sampler.removeAll()
+    turn = 0
+    lastHeading = fingers.count >= 2 ? Self.heading(fingers, geometry) : 0
+    centroid = Self.centroid(fingers)
+    span = Self.span(fingers, centroid: centroid, geometry: geometry)
+    reference = MotionReference(centroid: centroid, span: span, turn: 0)
+    if quantities.contains(.rates) { sampler.append(sample(at: time, geometry: geometry)) }
+  }
+
+  /// Follows one frame. Inlined into the arbiter's frame: a call was passed a copy of the
+  /// geometry.
+  @inline(__always)
+  mutating func follow(_ fingers: [SequenceFinger], geometry: PanelGeometry, at time: Timestamp) {
+    let all = quantities.contains(.rates)
+    if all || quantities.contains(.centroid) || quantities.contains(.span) && fingers.count > 2 {
+      centroid = Self.centroid(fingers)
+    }
+    if all || quantities.contains(.span) { span = Self.span(fingers, centroid: centroid, geometry: geometry) }
+    if all || quantities.contains(.turn), fingers.count >= 2 {
+      let heading = Self.heading(fingers, geometry)
+      var delta = heading - lastHeading
+      if delta > 180 { delta -= 360 }
+      if delta < -180 { delta += 360 }
+      turn += delta
+      lastHeading = heading
+    }
+    if all { sampler.append(sample(at: time, geometry: geometry)) }
+  }
+
+  /// Where the fingers are now, as a reference for a gesture measured from a later moment
+  /// (a long press's drag: from where the fingers were when it fired).
+  var here: MotionReference { MotionReference(centroid: centroid, span: span, turn: turn) }
+
+  /// The centroid's offset from `reference`, mm, right and down positive.
+  func offset(from reference: MotionReference, geometry: PanelGeometry) -> (dx: Double, dy: Double) {
+    geometry.millimetres(from: reference.centroid, to: centroid)
+  }
+
+  /// The stream's values measured from `reference`, with the rates of the last
+  /// `MotionSampler.window` (0 unless `.rates` is followed).
+  func values(from reference: MotionReference, geometry: PanelGeometry) -> StreamValues {
+    let (dx, dy) = offset(from: reference, geometry: geometry)
+    let clamped = centroid.clamped
+    let rates = sampler.rates()
+    let hasSpan = reference.span > 0
+    return StreamValues(
+      cx: clamped.x, cy: clamped.y, dx: dx, dy: dy, scale: hasSpan ? span / reference.span : 1,
+      angle: turn - reference.turn, vx: rates.x, vy: rates.y, vscale: hasSpan ? rates.span / reference.span : 0,
+      vangle: rates.turn)
+  }
+
+  /// The centroid's speed along `direction` (up, down, left, right) over the last
+  /// `MotionSampler.window`, mm/s; 0 unless `.rates` is followed.
+  func speed(along direction: Direction) -> Double {
+    let rates = sampler.rates()
+    switch direction {
+    case .right: return rates.x
+    case .left: return -rates.x
+    case .down: return rates.y
+    case .up: return -rates.y
+    case .in, .out, .clockwise, .counterclockwise: return 0
+    }
+  }
+
+  private func sample(at time: Timestamp, geometry: PanelGeometry) -> MotionSample {
+    MotionSample(
+      time: time, x: centroid.x * geometry.width, y: centroid.y * geometry.height, span: span, turn: turn)
+  }
+
+  /// The mean of the fingers' current positions, as `PanMeasure` takes it.
+  static func centroid(_ fingers: [SequenceFinger]) -> Point {
+    var x = 0.0
+    var y = 0.0
+    for finger in fingers {
+      x += finger.current.x
+      y += finger.current.y
+    }
+    let n = Double(max(1, fingers.count))
+    return Point(x: x / n, y: y / n)
+  }
+
+  static func span(_ fingers: [SequenceFinger], centroid: Point, geometry: PanelGeometry) -> Double {
+    switch fingers.count {
+    case 0, 1: return 0
+    case 2: return geometry.distance(fingers[0].current, fingers[1].current)
+    default:
+      var sum = 0.0
+      for finger in fingers { sum += geometry.distance(finger.current, centroid) }
+      return sum / Double(fingers.count)
+    }
+  }
+
+  static func heading(_ fingers: [SequenceFinger], _ geometry: PanelGeometry) -> Double {
+    let d = geometry.millimetres(from: fingers[0].current, to: fingers[1].current)
+    return atan2Degrees(d.dy, d.dx)
+  }
+}
