@@ -9,7 +9,9 @@ struct LandingRouterTests {
   let placeless = Area(x: 0, y: 0, width: 0, height: 0)
 
   func engine(_ bindings: [Binding], router: @escaping @Sendable (Point) -> Int?) throws -> DeviceEngine {
-    let regions = [Region(name: "a", area: placeless), Region(name: "b", area: placeless)]
+    let regions = [
+      Region(name: "a", area: placeless, independent: true), Region(name: "b", area: placeless, independent: true),
+    ]
     var engine = try #require(DeviceEngine(device: TestPanel.device, profile: profile(bindings, regions: regions)))
     engine.landingRouter = router
     return engine

@@ -68,9 +68,9 @@ public struct DeviceEngine {
     get { arbiter.reportsStream }
     set { arbiter.reportsStream = newValue }
   }
-  /// Decides which region a contact landing at a point (0...1 as the user sees the panel)
-  /// joins as an independent touch sequence, instead of the regions' areas; nil from it: the
-  /// panel's shared sequence. For regions whose place changes (the library's views): set
+  /// Decides which independent region a contact landing at a point (0...1 as the user sees
+  /// the panel) joins, instead of the regions' areas; nil from it, or a region that is not
+  /// independent: the panel's shared sequence. For regions whose place changes (the library's views): set
   /// before a landing, it applies to that landing. Called on the engine's caller's thread.
   public var landingRouter: (@Sendable (Point) -> Int?)? {
     get { arbiter.landingRouter }

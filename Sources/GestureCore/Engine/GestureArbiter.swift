@@ -32,10 +32,14 @@ struct GestureArbiter {
   private let index: BindingIndex
   /// Whether each region is independent; empty when none is.
   private let independentRegions: [Bool]
-  /// Decides, instead of the regions' areas, which region a contact landing at a point (0...1
-  /// as the user sees the panel) joins as an independent sequence; nil from it: the shared
-  /// sequence. The library's views move, so their regions have no fixed area.
+  /// Decides, instead of the regions' areas, which independent region a contact landing at a
+  /// point (0...1 as the user sees the panel) joins; nil from it (or a region that is not
+  /// independent): the shared sequence. The library's views move, so their regions have no fixed area.
   var landingRouter: (@Sendable (Point) -> Int?)?
+  private let hasIndependentRegions: Bool
+  /// Whether the sequences report more than firings (trace, records, dispositions, stream),
+  /// which `flush` then moves here.
+  private var sequencesReport = false
 
   private var contacts: [Contact] = []
   /// Where `contactIndex(of:)` starts looking.
@@ -58,6 +62,7 @@ struct GestureArbiter {
       tracer.isOn = newValue
       shared.tracer.isOn = newValue
       for k in independent.indices { independent[k].tracer.isOn = newValue }
+      updateSequencesReport()
     }
   }
   var traceLines: [String] {
@@ -71,6 +76,7 @@ struct GestureArbiter {
       tracer.keepsRecords = newValue
       shared.tracer.keepsRecords = newValue
       for k in independent.indices { independent[k].tracer.keepsRecords = newValue }
+      updateSequencesReport()
     }
   }
   mutating func takeRecords() -> [TraceRecord] {
@@ -80,7 +86,11 @@ struct GestureArbiter {
   /// Inputs that cannot happen if the frame assembler and this arbiter are right (a contact
   /// moving that never landed, an event the sequence state has no transition for). Counted
   /// always, traced when tracing: never silently ignored.
-  @usableFromInline private(set) var impossibleInputs = 0
+  @usableFromInline var impossibleInputs: Int {
+    independent.reduce(ownImpossibleInputs + shared.impossibleInputs) { $0 + $1.impossibleInputs }
+  }
+  /// Those the contacts' bookkeeping found (the sequences count their own).
+  private var ownImpossibleInputs = 0
 
   /// Whether a frame in which no contact lands or lifts can fire something now: a bound
   /// pan, pinch or rotation steps on moves, and a tap chain whose next tap is under way
@@ -103,6 +113,7 @@ struct GestureArbiter {
     didSet {
       shared.reportsStream = reportsStream
       for k in independent.indices { independent[k].reportsStream = reportsStream }
+      updateSequencesReport()
     }
   }
   var streamEvents: [GestureStreamEvent] = []
@@ -117,10 +128,16 @@ struct GestureArbiter {
     slopLimit = DistanceLimit(profile.thresholds.tapSlop.millimetres(diagonal: geometry.diagonal))
     index = BindingIndex(profile: profile, maxFingers: TouchSequence.maxFingers)
     independentRegions = profile.regions.contains(where: \.independent) ? profile.regions.map(\.independent) : []
+    hasIndependentRegions = !independentRegions.isEmpty
     shared = SequenceArbiter(profile: profile, geometry: geometry, index: index)
     contacts.reserveCapacity(Self.maxContacts)
     independent.reserveCapacity(min(independentRegions.count { $0 }, Self.maxContacts))
+    sequencesReport = profile.forward
     nextDeadline = earliestDue()
+  }
+
+  private mutating func updateSequencesReport() {
+    sequencesReport = tracer.isOn || tracer.keepsRecords || reportsStream || profile.forward
   }
 
   // MARK: Time
@@ -138,7 +155,7 @@ struct GestureArbiter {
     var next = Int64.max
     var found = false
     shared.earliestDue(&next, &found)
-    if !independent.isEmpty { independentEarliestDue(&next, &found) }
+    if hasIndependentRegions { independentEarliestDue(&next, &found) }
     for contact in contacts where !contact.dropped {
       let t = contact.anchorTime + stuckContact
       if t.microseconds <= next {
@@ -204,7 +221,7 @@ struct GestureArbiter {
   private mutating func setNow(_ time: Timestamp) {
     now = time
     shared.now = time
-    if !independent.isEmpty { setIndependentNow(time) }
+    if hasIndependentRegions { setIndependentNow(time) }
   }
 
   @inline(never)
@@ -224,7 +241,7 @@ struct GestureArbiter {
   ) {
     setNow(time)
     frameSequence = shared.state.isActive ? shared.sequence.number : nil
-    if frameSequence == nil, !independent.isEmpty {
+    if frameSequence == nil, hasIndependentRegions {
       frameSequence = independent.first { $0.route != nil && $0.state.isActive }?.sequence.number
     }
     // What the sequences trace and decide is taken once, after the frame: a sequence's lines
@@ -238,7 +255,7 @@ struct GestureArbiter {
     }
     shared.frameEnded(into: &output)
     flushShared()
-    if !independent.isEmpty { independentFramesEnded(into: &output) }
+    if hasIndependentRegions { independentFramesEnded(into: &output) }
     // At the end rather than in a `defer` (nothing returns early), which became a call.
     nextDeadline = earliestDue()
   }
@@ -297,7 +314,8 @@ struct GestureArbiter {
     let p = position.clamped
     let region: Int
     if let landingRouter {
-      guard let routed = landingRouter(p), profile.regions.indices.contains(routed) else { return 0 }
+      guard let routed = landingRouter(p), independentRegions.indices.contains(routed), independentRegions[routed]
+      else { return 0 }
       region = routed
     } else {
       guard !independentRegions.isEmpty else { return 0 }
@@ -387,13 +405,13 @@ struct GestureArbiter {
 
   @inline(__always)
   private mutating func flushShared() {
-    shared.flush(
-      into: &tracer, impossibleInputs: &impossibleInputs, dispositions: &dispositions, streamEvents: &streamEvents)
+    guard sequencesReport else { return }
+    shared.flush(into: &tracer, dispositions: &dispositions, streamEvents: &streamEvents)
   }
 
   private mutating func flushIndependent(_ k: Int) {
-    independent[k].flush(
-      into: &tracer, impossibleInputs: &impossibleInputs, dispositions: &dispositions, streamEvents: &streamEvents)
+    guard sequencesReport else { return }
+    independent[k].flush(into: &tracer, dispositions: &dispositions, streamEvents: &streamEvents)
   }
 
   /// Call as `if tracer.isOn { note(…) }` so that nothing is formatted when the trace is off.
@@ -406,7 +424,7 @@ struct GestureArbiter {
   /// Counts an input that cannot happen; the message is only built when tracing, after what
   /// the sequences traced before it.
   private mutating func impossible(_ message: @autoclosure () -> String) {
-    impossibleInputs += 1
+    ownImpossibleInputs += 1
     if tracer.isOn { note("impossible input: \(message())") }
   }
 

@@ -57,9 +57,9 @@ struct SequenceArbiter {
     didSet { tracer.now = now }
   }
 
-  /// Trace lines and records, impossible inputs and dispositions since `GestureArbiter` last
-  /// took them (`flush`).
+  /// Trace lines and records since `GestureArbiter` last took them (`flush`).
   var tracer = Tracer()
+  /// Inputs its state machine has no transition for, since it was made.
   private(set) var impossibleInputs = 0
 
   /// Whether a frame in which no contact lands or lifts can fire something now: a bound
@@ -125,17 +125,12 @@ struct SequenceArbiter {
     !state.isActive && liveContacts == 0 && multiTap.state == .idle && chainSequences.isEmpty
   }
 
-  /// Moves what was traced, counted and decided since the last call to the engine's own.
+  /// Moves what was traced and decided since the last call to the engine's own.
   @inline(__always)
   mutating func flush(
-    into tracer: inout Tracer, impossibleInputs: inout Int, dispositions: inout [SequenceDisposition],
-    streamEvents: inout [GestureStreamEvent]
+    into tracer: inout Tracer, dispositions: inout [SequenceDisposition], streamEvents: inout [GestureStreamEvent]
   ) {
     if self.tracer.isOn || self.tracer.keepsRecords { flushTrace(into: &tracer) }
-    if self.impossibleInputs != 0 {
-      impossibleInputs += self.impossibleInputs
-      self.impossibleInputs = 0
-    }
     if forwarding, !self.dispositions.isEmpty {
       dispositions.append(contentsOf: self.dispositions)
       self.dispositions.removeAll(keepingCapacity: true)
