@@ -4,7 +4,8 @@
 # pinches' commands and the tap's, each with its own region; without `independent` the same
 # touches are one four-finger sequence and fire nothing. The recording of what the panel
 # sent, replayed with the same config, reports the same gestures, and with --continuous a
-# pinch stream per half (began ... ended at the lift, region left and right).
+# pinch stream per half (began ... ended at the lift, region left and right); `gestured
+# monitor --continuous`, beside the daemon, prints the same, live.
 source "$VM_TESTS/lib.sh"
 
 script="$VM_TESTS/scripts/daemon/two-halves.touch"
@@ -23,9 +24,12 @@ sed 's/, independent: true//' "$SCENARIO_DIR/config.yaml" > "$SCENARIO_DIR/share
 
 daemon_start "$SCENARIO_DIR/config.yaml"
 wait_until 30 "READY=1 on the notify socket" grep -qs 'READY=1' "$SCENARIO_DIR/notify.log"
+monitor_start "$SCENARIO_DIR/config.yaml" --continuous
+wait_until 30 "the monitor to start" grep -qs 'started: 0 touchscreens' "$SCENARIO_DIR/monitor.log"
 # The panel stays after the last lift so that the daemon reads every event before it goes.
 plug_panel table "$script" --hold-open 2000
 player=$TOUCH_PID node=$TOUCH_DEVNODE
+wait_until 30 "the monitor to take $node" grep -qs "\"event\":\"added\",.*\"devnode\":\"$node\"" "$SCENARIO_DIR/monitor.jsonl"
 record_start "$node" "$SCENARIO_DIR/table.evemu"
 recorder=$RECORD_PID
 kill -USR1 "$player"
@@ -37,6 +41,8 @@ wait "$recorder" 2>/dev/null || true
 # An action that should not have run would come within this.
 sleep 1
 kill -0 "$DAEMON_PID" 2>/dev/null || fail "the daemon died"
+stop_process "$MONITOR_PID" 20
+[ "$STOP_STATUS" -eq 0 ] || fail "the monitor exited with status $STOP_STATUS"
 
 # The two pinches fire in one frame and their commands run side by side: compared sorted.
 expected="binding=pinch@left gesture=pinch fingers=2 direction=out region=left profile=default
@@ -72,3 +78,18 @@ expect_lines "$SCENARIO_DIR/stream.sorted" "pinch began left
 pinch began right
 pinch ended left
 pinch ended right" "the pinch streams' began and ended lines"
+
+# Per half: the stream begins in the frame the pinch fires, its line first, and ends at the
+# lift. The same live, from the monitor.
+order() {
+  jq -r --arg region "$2" 'select(.region == $region) | select(.phase != "changed")
+    | if .phase then "stream \(.phase)" else "fired \(.binding)" end' "$1" | paste -sd ' '
+}
+for half in left right; do
+  [ "$(order "$SCENARIO_DIR/continuous.jsonl" "$half")" = "stream began fired pinch@$half stream ended" ] \
+    || fail "replay --continuous on the $half half: $(order "$SCENARIO_DIR/continuous.jsonl" "$half")"
+done
+[ "$(order "$SCENARIO_DIR/monitor.jsonl" left)" = "stream began fired pinch@left stream ended" ] \
+  || fail "monitor --continuous on the left half: $(order "$SCENARIO_DIR/monitor.jsonl" left)"
+[ "$(order "$SCENARIO_DIR/monitor.jsonl" right)" = "stream began fired pinch@right stream ended fired tap@right" ] \
+  || fail "monitor --continuous on the right half: $(order "$SCENARIO_DIR/monitor.jsonl" right)"
