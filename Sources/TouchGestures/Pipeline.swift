@@ -40,6 +40,8 @@ struct Pipeline {
   /// progress: no finger down and nothing waiting (a tap chain, a long press), so that a
   /// change never cancels a gesture. Until then the recognizer made before goes on.
   mutating func refresh(at time: Timestamp) {
+    // What the frames before a removal reported is followed before the removal cancels it.
+    followStream()
     cancelRemovedViews(at: time)
     guard isBehind, let engine = recognizer?.engine, engine.contactsDown == 0, engine.nextDeadline == nil else {
       return
@@ -150,8 +152,8 @@ extension Pipeline {
     guard !followers.isEmpty, let events = recognizer?.engine.streamEvents, !events.isEmpty else { return }
     recognizer?.engine.clearStreamEvents()
     for event in events {
+      // A view removed since goes on here until `cancelRemovedViews` cancels what it follows.
       let view = event.region.flatMap { regionViews.indices.contains($0) ? regionViews[$0] : nil }
-      if let view, view.isRemoved { continue }
       let frame = view?.frame
       for k in followers.indices where followers[k].entry.view === view {
         guard let phase = followers[k].phase(for: event) else { continue }

@@ -1,5 +1,6 @@
 import Dispatch
 import GestureCore
+import Synchronization
 import Testing
 import TouchScript
 
@@ -106,21 +107,65 @@ struct MotionTests {
     .enabled(if: coreReportsStream, "the core in this build does not report the continuous stream yet"))
   func endToEnd() async throws {
     let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
-    let seen = Seen()
     let left = screen.addView("left", frame: ViewFrame(x: 0, y: 0, width: 0.5, height: 1))
     let right = screen.addView("right", frame: ViewFrame(x: 0.5, y: 0, width: 0.5, height: 1))
+    let values = Mutex<[String: Double]>([:])
     try left.onPinch { motion in
-      if motion.phase != .changed { seen.add("left pinch \(motion.phase) \(Int((motion.scale * 10).rounded()))") }
+      if motion.phase != .changed { values.withLock { $0["pinch \(motion.phase)"] = motion.scale } }
     }
     try right.onPan { motion in
-      if motion.phase != .changed { seen.add("right pan \(motion.phase) \(Int(motion.translation.dx / 10))") }
+      if motion.phase != .changed { values.withLock { $0["pan \(motion.phase)"] = motion.translation.dx } }
     }
     _ = try await replay(
       panel + """
         pinch at=100ms center=0.25,0.5 from=30mm to=60mm duration=400ms
         drag at=100ms from=0.6,0.5 to=0.6+60mm,0.5 duration=400ms
         """, on: screen)
-    #expect(
-      seen.all.sorted() == ["left pinch began 10", "left pinch ended 20", "right pan began 0", "right pan ended 6"])
+    // Each begins when recognized (the pinch past the screen's 1.25, the pan past its
+    // distance), measured from where its fingers landed, and ends at its lift.
+    let seen = values.withLock { $0 }
+    #expect(seen.keys.sorted() == ["pan began", "pan ended", "pinch began", "pinch ended"])
+    #expect((1.25...1.35).contains(seen["pinch began"] ?? 0))
+    #expect(abs((seen["pinch ended"] ?? 0) - 2) < 0.03)
+    #expect((1...20).contains(seen["pan began"] ?? 0))
+    #expect(abs((seen["pan ended"] ?? 0) - 60) < 1.5)
+  }
+
+  @Test(
+    "a transform group: one value per frame with scale and rotation; a removed view's gesture is cancelled",
+    .enabled(if: coreReportsStream, "the core in this build does not report the continuous stream yet"))
+  func transformAndRemoval() async throws {
+    let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
+    let photo = screen.addView("photo", frame: ViewFrame(x: 0, y: 0, width: 0.5, height: 1))
+    let doomed = screen.addView("doomed", frame: ViewFrame(x: 0.5, y: 0, width: 0.5, height: 0.5))
+    let frames = Mutex<[Motion]>([])
+    try photo.onTransform { motion in frames.withLock { $0.append(motion) } }
+    let doomedPhases = Mutex<[MotionPhase]>([])
+    try doomed.onPinch { motion in doomedPhases.withLock { $0.append(motion.phase) } }
+    // The landing at the bottom right, during doomed's pinch, removes doomed.
+    screen.setHitTest { position in
+      if position.x < 0.5 { return photo }
+      if position.y < 0.5 { return doomed }
+      doomed.remove()
+      return nil
+    }
+    _ = try await replay(
+      panel + """
+        rotate at=100ms center=0.25,0.5 span=40mm by=90deg to=60mm duration=450ms
+        pinch at=100ms center=0.75,0.25 from=30mm to=60mm duration=600ms
+        tap at=500ms x=0.75 y=0.75
+        """, on: screen)
+    let motions = frames.withLock { $0 }
+    #expect(motions.first?.phase == .began)
+    #expect(motions.last?.phase == .ended)
+    #expect(Set(motions.map(\.time)).count == motions.count)
+    #expect(abs((motions.last?.rotation ?? 0) - 90) < 3)
+    #expect(abs((motions.last?.scale ?? 0) - 1.5) < 0.05)
+    #expect(motions.allSatisfy { $0.gesture == .transform && $0.view === photo })
+    let phases = doomedPhases.withLock { $0 }
+    // What came before the removal may not have reached the queue yet: once removed, only
+    // the cancel does.
+    #expect(phases.last == .cancelled)
+    #expect(!phases.contains(.ended))
   }
 }
