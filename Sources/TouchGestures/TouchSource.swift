@@ -12,6 +12,10 @@ public enum TouchSource: Hashable, Sendable {
   /// An evemu recording (`gestured record`, `evemu-record`, `gestured-touch`), played on its
   /// own clock as fast as it can be read; `SourceEvent.finished` follows its last firing.
   case recording(String)
+  /// An evemu recording played in real time: each event when its time has come, counted
+  /// from the first, as it happened (for a demo, or an app that moves its views as the
+  /// gestures go); `SourceEvent.finished` follows its last firing.
+  case realTimeRecording(String)
 }
 
 /// Which touchscreens `TouchSource.firstTouchscreen` may take: every given criterion must
