@@ -163,6 +163,16 @@ test-example: deps
 	cd $(EXAMPLE_DIR) && $(abspath $(SCRATCH))/example/debug/RowList rows.evemu > $(abspath $(SCRATCH))/example/rows.txt
 	diff -u $(EXAMPLE_DIR)/expected-rows.txt $(SCRATCH)/example/rows.txt
 	@echo "test-example: the examples' outputs are expected-output.txt, expected-photos.txt, expected-rows.txt"
+	@# A node the app may not read, as an unprivileged user: the typed failure and its remedy.
+	@if [ "$$(id -u)" = 0 ] && command -v setpriv > /dev/null; then \
+	  install -m 600 /dev/null $(SCRATCH)/example/private-node; \
+	  status=0; setpriv --reuid=65534 --regid=65534 --clear-groups $(abspath $(SCRATCH))/example/debug/KioskGestures \
+	    --device $(abspath $(SCRATCH))/example/private-node > $(SCRATCH)/example/permission.txt || status=$$?; \
+	  test $$status = 2 && grep -q "private-node: permission denied: add the user to the 'input' group" \
+	    $(SCRATCH)/example/permission.txt && echo "test-example: permission denied, with the remedy, as user 65534"; \
+	else \
+	  echo "test-example: permission denied skipped (needs root and setpriv to run as another user)"; \
+	fi
 
 # What the tests use beyond the build: libevemu3, evemu's own reader, which the generator
 # tests read their recordings back with (they say "skipped" without it); for

@@ -184,10 +184,22 @@ final class InputSession: @unchecked Sendable {
     }
     if let watcher {
       for node in watcher.enumerate() { appeared(node) }
-    } else if case .node(_, let path) = wanted {
+    }
+    if live == nil, case .node(_, let path) = wanted {
+      // Not a node udev knows (or no udev): opened directly, which says why it cannot be.
       open(path, node: nil)
     }
+    if live == nil { postWaiting() }
     rearm()
+  }
+
+  /// Tells the app that nothing is read until a device wanted comes.
+  private func postWaiting() {
+    switch wanted {
+    case .node(let given, _): post(.waiting(for: given))
+    case .match: post(.waiting(for: "a touchscreen"))
+    case nil: break
+    }
   }
 
   /// A node is there: taken if nothing is being read and it is wanted, else remembered.
@@ -215,7 +227,17 @@ final class InputSession: @unchecked Sendable {
     do {
       evdev = try EvdevDevice(devnode: devnode, logger: logger)
     } catch {
-      if configuration == nil || node?.isTouchscreen == true { post(.notice("\(error)")) }
+      if configuration == nil || node?.isTouchscreen == true {
+        let failure: SourceFailure
+        if error.operation == .open, error.isPermissionDenied {
+          failure = .permissionDenied(path: devnode, remedy: SourceFailure.inputGroupRemedy)
+        } else if error.operation == .open, error.errno == .noSuchFileOrDirectory {
+          failure = .absent(path: devnode)
+        } else {
+          failure = .unreadable(path: devnode, reason: "\(error)")
+        }
+        post(.unavailable(failure))
+      }
       return
     }
     if let configuration, let node,
@@ -270,6 +292,7 @@ final class InputSession: @unchecked Sendable {
     for syspath in presentOrder where live == nil {
       if let node = present[syspath] { appeared(node) }
     }
+    if live == nil { postWaiting() }
   }
 
   private func readable() {

@@ -258,4 +258,28 @@ func checkMessage(_ yaml: String) -> String? {
     #expect(failed.hasPrefix("cannot read '/nonexistent/recording.evemu'"))
     #expect(seen.all.isEmpty)
   }
+
+  @Test("a device path that is not there: unavailable (absent), then waiting for it")
+  func absentDevice() async throws {
+    let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
+    try screen.onTap { _ in }
+    let path = "/nonexistent/event42"
+    let events = Seen()
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+      screen.start(.device(path)) { event in
+        switch event {
+        case .unavailable(let failure): events.add("unavailable \(failure)")
+        case .waiting(let wanted):
+          events.add("waiting for \(wanted)")
+          done.resume()
+        case .failed(let message):
+          events.add("failed \(message)")
+          done.resume()
+        default: events.add("\(event)")
+        }
+      }
+    }
+    screen.stop()
+    #expect(events.all == ["unavailable \(path): no such device", "waiting for \(path)"])
+  }
 }

@@ -70,6 +70,9 @@ screen.start(source) { event in
     exit(1)
   case .disconnected(let path): say("\(path) went away")
   case .notice(let text): say(text)
+  case .waiting(let wanted): say("waiting for \(wanted)")
+  case .unavailable(let failure):
+    say("\(failure)")
   }
 }
 dispatchMain()
