@@ -42,7 +42,7 @@ public final class TouchScreen: Sendable {
   /// How many `onTouch` handlers the views have: none, and frames are not looked at.
   let touchHandlerCount = Atomic<Int>(0)
   /// Blocks sent to `queue` with firings, for the test that there is at most one per firing.
-  let firingHops = Atomic<Int>(0)
+  package let firingHops = Atomic<Int>(0)
 
   private static let screens = Atomic<Int>(0)
 
