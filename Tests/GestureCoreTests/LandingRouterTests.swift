@@ -59,3 +59,26 @@ struct LandingRouterTests {
     #expect(feed(&e, t).map(\.fingers) == [2])
   }
 }
+
+@Suite("Single tap at once")
+struct SingleTapAtOnceTests {
+  @Test func aSingleTapThatFiresAtOnceDoesSoBesideADoubleTapWhichStillFires() {
+    var single = bind(.tap)
+    single.firesAtOnce = true
+    let bindings = [single, bind(.tap, taps: 2)]
+    var t = Touches()
+    t.tap(100, 50, at: 0)
+    t.tap(100, 50, at: 200)
+    t.tap(100, 50, at: 2000)
+    #expect(
+      summary(run(t, profile(bindings))) == [
+        "tap taps=1 fingers=1 @80.0ms binding=0", "tap taps=2 fingers=1 @280.0ms binding=1",
+        "tap taps=1 fingers=1 @2080.0ms binding=0",
+      ])
+    // Without it the single tap waits out the gap, and a double tap is no single tap.
+    #expect(
+      summary(run(t, profile([bind(.tap), bind(.tap, taps: 2)]))) == [
+        "tap taps=2 fingers=1 @280.0ms binding=1", "tap taps=1 fingers=1 @2380.0ms binding=0",
+      ])
+  }
+}
