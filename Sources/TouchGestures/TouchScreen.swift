@@ -462,6 +462,8 @@ struct Setup: Sendable {
   var views: [TouchView] = []
   /// The continuous gestures followed, in the order they were added.
   var motions: [MotionEntry] = []
+  /// The views whose single taps fire at once (`TouchView.singleTapFiresAtOnce`), by id.
+  var singleTapAtOnce: Set<Int> = []
   var simultaneous = GestureKindSet()
   var groupSite: CallSite?
   var thresholds = GestureThresholds()
@@ -480,7 +482,10 @@ struct Setup: Sendable {
     }
     profile.bindings = entries.map { entry in
       var binding = entry.binding
-      if let view = entry.view { binding.region = viewRegions[view.id] }
+      if let view = entry.view {
+        binding.region = viewRegions[view.id]
+        binding.firesAtOnce = binding.gesture == .tap && binding.taps == 1 && singleTapAtOnce.contains(view.id)
+      }
       return binding
     }
     // After the app's bindings, so that a one-shot of the app's wins over these.

@@ -67,6 +67,20 @@ public final class TouchView: Sendable, Hashable, CustomStringConvertible {
     set { screen.views.withLock { $0.setFrame(newValue, of: id) } }
   }
 
+  /// The view's tap policy where a single and a longer tap are both bound on it: false (the
+  /// default, as the config's) a single tap waits out the multi-tap gap and a double tap is
+  /// no single tap; true a single tap fires at its release, and a double tap still fires at
+  /// its second release (both fire). A view without a longer tap fires at release anyway.
+  public var singleTapFiresAtOnce: Bool {
+    get { screen.setup.withLock { $0.singleTapAtOnce.contains(id) } }
+    set {
+      let changed = screen.setup.withLock { setup in
+        newValue ? setup.singleTapAtOnce.insert(id).inserted : setup.singleTapAtOnce.remove(id) != nil
+      }
+      if changed { screen.version.add(1, ordering: .releasing) }
+    }
+  }
+
   /// Whether `remove()` was called.
   public var isRemoved: Bool { screen.views.withLock { $0.frame(of: id) == nil } }
 

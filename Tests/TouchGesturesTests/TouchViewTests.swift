@@ -152,4 +152,20 @@ struct TouchViewTests {
     _ = try await replay(panel + "tap at=100ms x=0.25 y=0.5\n", on: screen)
     #expect(seen.all.count == 3)
   }
+
+  @Test("a view's single tap fires at once where asked, and its double tap still fires")
+  func singleTapAtOnce() async throws {
+    let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
+    let seen = Seen()
+    let a = screen.addView("a", frame: left)
+    let b = screen.addView("b", frame: right)
+    for view in [a, b] {
+      try view.onTap { _ in seen.add("\(view.name) single") }
+      try view.onTap(taps: 2) { _ in seen.add("\(view.name) double") }
+    }
+    a.singleTapFiresAtOnce = true
+    #expect(a.singleTapFiresAtOnce && !b.singleTapFiresAtOnce)
+    _ = try await replay(panel + "tap at=100ms x=0.25 y=0.5 taps=2\ntap at=1s x=0.75 y=0.5 taps=2\n", on: screen)
+    #expect(seen.all == ["a single", "a double", "b double"])
+  }
 }
