@@ -32,6 +32,10 @@ struct GestureArbiter {
   private let index: BindingIndex
   /// Whether each region is independent; empty when none is.
   private let independentRegions: [Bool]
+  private let hasIndependentRegions: Bool
+  /// Whether the sequences report more than firings (trace, records, dispositions, stream),
+  /// which `flush` then moves here.
+  private var sequencesReport = false
 
   private var contacts: [Contact] = []
   /// Where `contactIndex(of:)` starts looking.
@@ -44,9 +48,7 @@ struct GestureArbiter {
   var independentSequences: Int { independent.count }
   /// The number of the last sequence begun, on any route.
   private var lastSequence = 0
-  private var now = Timestamp(microseconds: 0) {
-    didSet { tracer.now = now }
-  }
+  private var now = Timestamp(microseconds: 0)
   private var tracer = Tracer()
 
   /// Recognizer transitions, as text, when `tracing` is on (the daemon's --verbose).
@@ -56,6 +58,7 @@ struct GestureArbiter {
       tracer.isOn = newValue
       shared.tracer.isOn = newValue
       for k in independent.indices { independent[k].tracer.isOn = newValue }
+      updateSequencesReport()
     }
   }
   var traceLines: [String] {
@@ -69,6 +72,7 @@ struct GestureArbiter {
       tracer.keepsRecords = newValue
       shared.tracer.keepsRecords = newValue
       for k in independent.indices { independent[k].tracer.keepsRecords = newValue }
+      updateSequencesReport()
     }
   }
   mutating func takeRecords() -> [TraceRecord] {
@@ -78,7 +82,11 @@ struct GestureArbiter {
   /// Inputs that cannot happen if the frame assembler and this arbiter are right (a contact
   /// moving that never landed, an event the sequence state has no transition for). Counted
   /// always, traced when tracing: never silently ignored.
-  @usableFromInline private(set) var impossibleInputs = 0
+  @usableFromInline var impossibleInputs: Int {
+    independent.reduce(ownImpossibleInputs + shared.impossibleInputs) { $0 + $1.impossibleInputs }
+  }
+  /// Those the contacts' bookkeeping found (the sequences count their own).
+  private var ownImpossibleInputs = 0
 
   /// Whether a frame in which no contact lands or lifts can fire something now: a bound
   /// pan, pinch or rotation steps on moves, and a tap chain whose next tap is under way
@@ -101,6 +109,7 @@ struct GestureArbiter {
     didSet {
       shared.reportsStream = reportsStream
       for k in independent.indices { independent[k].reportsStream = reportsStream }
+      updateSequencesReport()
     }
   }
   var streamEvents: [GestureStreamEvent] = []
@@ -115,10 +124,16 @@ struct GestureArbiter {
     slopLimit = DistanceLimit(profile.thresholds.tapSlop.millimetres(diagonal: geometry.diagonal))
     index = BindingIndex(profile: profile, maxFingers: TouchSequence.maxFingers)
     independentRegions = profile.regions.contains(where: \.independent) ? profile.regions.map(\.independent) : []
+    hasIndependentRegions = !independentRegions.isEmpty
     shared = SequenceArbiter(profile: profile, geometry: geometry, index: index)
     contacts.reserveCapacity(Self.maxContacts)
     independent.reserveCapacity(min(independentRegions.count { $0 }, Self.maxContacts))
+    sequencesReport = profile.forward
     nextDeadline = earliestDue()
+  }
+
+  private mutating func updateSequencesReport() {
+    sequencesReport = tracer.isOn || tracer.keepsRecords || reportsStream || profile.forward
   }
 
   // MARK: Time
@@ -136,7 +151,7 @@ struct GestureArbiter {
     var next = Int64.max
     var found = false
     shared.earliestDue(&next, &found)
-    if !independent.isEmpty { independentEarliestDue(&next, &found) }
+    if hasIndependentRegions { independentEarliestDue(&next, &found) }
     for contact in contacts where !contact.dropped {
       let t = contact.anchorTime + stuckContact
       if t.microseconds <= next {
@@ -198,12 +213,16 @@ struct GestureArbiter {
     }
   }
 
+  @inline(__always)
   private mutating func setNow(_ time: Timestamp) {
     now = time
     shared.now = time
-    if !independent.isEmpty {
-      for k in independent.indices { independent[k].now = time }
-    }
+    if hasIndependentRegions { setIndependentNow(time) }
+  }
+
+  @inline(never)
+  private mutating func setIndependentNow(_ time: Timestamp) {
+    for k in independent.indices { independent[k].now = time }
   }
 
   // MARK: Frames
@@ -218,7 +237,7 @@ struct GestureArbiter {
   ) {
     setNow(time)
     frameSequence = shared.state.isActive ? shared.sequence.number : nil
-    if frameSequence == nil, !independent.isEmpty {
+    if frameSequence == nil, hasIndependentRegions {
       frameSequence = independent.first { $0.route != nil && $0.state.isActive }?.sequence.number
     }
     // What the sequences trace and decide is taken once, after the frame: a sequence's lines
@@ -232,7 +251,7 @@ struct GestureArbiter {
     }
     shared.frameEnded(into: &output)
     flushShared()
-    if !independent.isEmpty { independentFramesEnded(into: &output) }
+    if hasIndependentRegions { independentFramesEnded(into: &output) }
     // At the end rather than in a `defer` (nothing returns early), which became a call.
     nextDeadline = earliestDue()
   }
@@ -374,29 +393,27 @@ struct GestureArbiter {
 
   @inline(__always)
   private mutating func flushShared() {
-    shared.flush(
-      into: &tracer, impossibleInputs: &impossibleInputs, dispositions: &dispositions, streamEvents: &streamEvents)
+    guard sequencesReport else { return }
+    shared.flush(into: &tracer, dispositions: &dispositions, streamEvents: &streamEvents)
   }
 
   private mutating func flushIndependent(_ k: Int) {
-    independent[k].flush(
-      into: &tracer, impossibleInputs: &impossibleInputs, dispositions: &dispositions, streamEvents: &streamEvents)
+    guard sequencesReport else { return }
+    independent[k].flush(into: &tracer, dispositions: &dispositions, streamEvents: &streamEvents)
   }
 
   /// Call as `if tracer.isOn { note(…) }` so that nothing is formatted when the trace is off.
   private mutating func note(_ message: String) {
     flushAll()
+    tracer.now = now
     tracer.note(message)
   }
 
   /// Counts an input that cannot happen; the message is only built when tracing, after what
   /// the sequences traced before it.
   private mutating func impossible(_ message: @autoclosure () -> String) {
-    impossibleInputs += 1
-    if tracer.isOn {
-      flushAll()
-      tracer.note("impossible input: \(message())")
-    }
+    ownImpossibleInputs += 1
+    if tracer.isOn { note("impossible input: \(message())") }
   }
 
   private mutating func flushAll() {

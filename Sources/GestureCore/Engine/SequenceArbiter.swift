@@ -57,9 +57,9 @@ struct SequenceArbiter {
     didSet { tracer.now = now }
   }
 
-  /// Trace lines and records, impossible inputs and dispositions since `GestureArbiter` last
-  /// took them (`flush`).
+  /// Trace lines and records since `GestureArbiter` last took them (`flush`).
   var tracer = Tracer()
+  /// Inputs its state machine has no transition for, since it was made.
   private(set) var impossibleInputs = 0
 
   /// Whether a frame in which no contact lands or lifts can fire something now: a bound
@@ -125,17 +125,12 @@ struct SequenceArbiter {
     !state.isActive && liveContacts == 0 && multiTap.state == .idle && chainSequences.isEmpty
   }
 
-  /// Moves what was traced, counted and decided since the last call to the engine's own.
+  /// Moves what was traced and decided since the last call to the engine's own.
   @inline(__always)
   mutating func flush(
-    into tracer: inout Tracer, impossibleInputs: inout Int, dispositions: inout [SequenceDisposition],
-    streamEvents: inout [GestureStreamEvent]
+    into tracer: inout Tracer, dispositions: inout [SequenceDisposition], streamEvents: inout [GestureStreamEvent]
   ) {
     if self.tracer.isOn || self.tracer.keepsRecords { flushTrace(into: &tracer) }
-    if self.impossibleInputs != 0 {
-      impossibleInputs += self.impossibleInputs
-      self.impossibleInputs = 0
-    }
     if forwarding, !self.dispositions.isEmpty {
       dispositions.append(contentsOf: self.dispositions)
       self.dispositions.removeAll(keepingCapacity: true)
@@ -485,22 +480,11 @@ struct SequenceArbiter {
   // MARK: Recognition
 
   /// `action` on every recognizer of the table, in its order; each transition is traced.
+  /// The tap goes first, and its outcome reaches the tap chain before the others hear of it.
   @inline(__always)
   private mutating func forEachRecognizer<A: RecognizerAction>(_ action: inout A, into output: inout [GestureEvent]) {
-    apply(&action, to: \.recognizers.tap, into: &output)
-    apply(&action, to: \.recognizers.longPress, into: &output)
-    apply(&action, to: \.recognizers.swipe, into: &output)
-    apply(&action, to: \.recognizers.pan, into: &output)
-    apply(&action, to: \.recognizers.pinch, into: &output)
-    apply(&action, to: \.recognizers.rotate, into: &output)
-  }
-
-  @inline(__always)
-  private mutating func apply<A: RecognizerAction, R: Recognizer>(
-    _ action: inout A, to recognizer: WritableKeyPath<SequenceArbiter, R>, into output: inout [GestureEvent]
-  ) {
-    guard action.includes(R.kind), let t = action.apply(to: &self[keyPath: recognizer]) else { return }
-    changed(t, of: R.self, into: &output)
+    if recognizers.applyToTap(&action, trace: &tracer) { tapSettled(into: &output) }
+    recognizers.applyToTheOthers(&action, trace: &tracer)
   }
 
   /// A recognizer moved: traced, and a tap's outcome goes on to the tap chain.

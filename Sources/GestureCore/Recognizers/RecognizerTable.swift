@@ -1,5 +1,5 @@
 /// Every recognizer of one touch sequence, one per gesture kind: the kind table. The arbiter
-/// goes through it with `SequenceArbiter.forEachRecognizer` (every kind, in this order: the
+/// goes through it with `applyToTap` and `applyToTheOthers` (every kind, in this order: the
 /// order their transitions are traced in) and, for a frame's measures and steps, through
 /// `forEachContinuousKind` (pan, pinch, rotate: the order one frame's steps fire in).
 struct RecognizerTable {
@@ -9,6 +9,32 @@ struct RecognizerTable {
   var pan = ContinuousRecognizer<PanMeasure>()
   var pinch = ContinuousRecognizer<PinchMeasure>()
   var rotate = ContinuousRecognizer<RotateMeasure>()
+
+  /// `action` on the tap, traced; whether it moved.
+  @inline(__always)
+  mutating func applyToTap<A: RecognizerAction>(_ action: inout A, trace: inout Tracer) -> Bool {
+    Self.apply(&action, to: &tap, trace: &trace)
+  }
+
+  /// `action` on every kind but the tap, in the table's order, each transition traced.
+  @inline(__always)
+  mutating func applyToTheOthers<A: RecognizerAction>(_ action: inout A, trace: inout Tracer) {
+    Self.apply(&action, to: &longPress, trace: &trace)
+    Self.apply(&action, to: &swipe, trace: &trace)
+    Self.apply(&action, to: &pan, trace: &trace)
+    Self.apply(&action, to: &pinch, trace: &trace)
+    Self.apply(&action, to: &rotate, trace: &trace)
+  }
+
+  @inline(__always)
+  @discardableResult
+  private static func apply<A: RecognizerAction, R: Recognizer>(
+    _ action: inout A, to recognizer: inout R, trace: inout Tracer
+  ) -> Bool {
+    guard action.includes(R.kind), let t = action.apply(to: &recognizer) else { return false }
+    trace.record(R.kind.rawValue, t)
+    return true
+  }
 
   /// `body` for each continuous kind, in the order one frame's steps fire. Unrolled: inlined,
   /// each call has its kind as a constant, and the switches on it in the methods below fold.
