@@ -81,10 +81,11 @@ struct FiringReportTests {
   }
 
   @Test func aLongPressHasNoTapsDirectionScaleOrAngle() throws {
-    // Fields that do not belong to the gesture stay out even if the event carries them.
+    // Fields that do not belong to the gesture stay out even if the event carries them; a
+    // one-shot long press carries no direction (only a hold and drag's steps do).
     let event = GestureEvent(
       time: Timestamp(microseconds: 500_000), binding: 4, gesture: .longPress, fingers: 2, taps: 1,
-      direction: .up, scale: 2, angle: 3, position: Point(x: 0.2, y: 0.3), region: 1)
+      scale: 2, angle: 3, position: Point(x: 0.2, y: 0.3), region: 1)
     #expect(
       try line(event)
         == #"{"file":"rec.evemu","time":0.500000,"device":"ILITEK \"TP\"","profile":"lobby","region":"main","binding":"long-press","gesture":"long-press","fingers":2,"x":0.2,"y":0.3}"#

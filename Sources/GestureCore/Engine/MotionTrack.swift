@@ -100,6 +100,15 @@ struct MotionSampler {
   }
 }
 
+/// What the continuous measures read of one frame of the track.
+struct MotionFrame {
+  /// The centroid's offset from the reference, mm.
+  var dx: Double
+  var dy: Double
+  var span: Double
+  var turn: Double
+}
+
 /// Where a continuous gesture's values are measured from: the track at one moment.
 struct MotionReference: Equatable {
   var centroid: Point
@@ -137,8 +146,11 @@ struct MotionTrack {
   }
   /// Valid after `restart`: the reference of the sequence's continuous gestures.
   private(set) var reference = MotionReference(centroid: Point(x: 0, y: 0), span: 0, turn: 0)
-  /// The fingers' centroid (each counted finger, lifted ones where they lifted).
+  /// The fingers' centroid (each counted finger, lifted ones where they lifted), and its
+  /// offset from the reference's in mm.
   private(set) var centroid = Point(x: 0, y: 0)
+  private(set) var dx = 0.0
+  private(set) var dy = 0.0
   /// Two fingers: the distance between them; more: their mean distance from the centroid
   /// (mm); one finger: 0.
   private(set) var span = 0.0
@@ -150,14 +162,19 @@ struct MotionTrack {
 
   /// The fingers' count changed before the count was fixed: everything is measured afresh
   /// from where they are now.
+  /// Measures only what `quantities` asks for, as `follow` does.
   mutating func restart(_ fingers: [SequenceFinger], geometry: PanelGeometry, at time: Timestamp) {
+    guard !quantities.isEmpty else { return }
+    let all = quantities.contains(.rates)
     sampler.removeAll()
     turn = 0
-    lastHeading = fingers.count >= 2 ? Self.heading(fingers, geometry) : 0
+    dx = 0
+    dy = 0
+    if (all || quantities.contains(.turn)) && fingers.count >= 2 { lastHeading = Self.heading(fingers, geometry) }
     centroid = Self.centroid(fingers)
-    span = Self.span(fingers, centroid: centroid, geometry: geometry)
+    span = all || quantities.contains(.span) ? Self.span(fingers, centroid: centroid, geometry: geometry) : 0
     reference = MotionReference(centroid: centroid, span: span, turn: 0)
-    if quantities.contains(.rates) { sampler.append(sample(at: time, geometry: geometry)) }
+    if all { sampler.append(sample(at: time, geometry: geometry)) }
   }
 
   /// Follows one frame. Inlined into the arbiter's frame: a call was passed a copy of the
@@ -167,6 +184,7 @@ struct MotionTrack {
     let all = quantities.contains(.rates)
     if all || quantities.contains(.centroid) || quantities.contains(.span) && fingers.count > 2 {
       centroid = Self.centroid(fingers)
+      (dx, dy) = geometry.millimetres(from: reference.centroid, to: centroid)
     }
     if all || quantities.contains(.span) { span = Self.span(fingers, centroid: centroid, geometry: geometry) }
     if all || quantities.contains(.turn), fingers.count >= 2 {
@@ -179,6 +197,9 @@ struct MotionTrack {
     }
     if all { sampler.append(sample(at: time, geometry: geometry)) }
   }
+
+  /// What the measures read of this frame.
+  var frame: MotionFrame { MotionFrame(dx: dx, dy: dy, span: span, turn: turn) }
 
   /// Where the fingers are now, as a reference for a gesture measured from a later moment
   /// (a long press's drag: from where the fingers were when it fired).
@@ -221,6 +242,7 @@ struct MotionTrack {
   }
 
   /// The mean of the fingers' current positions, as `PanMeasure` takes it.
+  @inline(__always)  // Into `follow`, so that the geometry is read where it is.
   static func centroid(_ fingers: [SequenceFinger]) -> Point {
     var x = 0.0
     var y = 0.0
@@ -232,6 +254,7 @@ struct MotionTrack {
     return Point(x: x / n, y: y / n)
   }
 
+  @inline(__always)  // Into `follow`, so that the geometry is read where it is.
   static func span(_ fingers: [SequenceFinger], centroid: Point, geometry: PanelGeometry) -> Double {
     switch fingers.count {
     case 0, 1: return 0
@@ -243,6 +266,7 @@ struct MotionTrack {
     }
   }
 
+  @inline(__always)  // Into `follow`, so that the geometry is read where it is.
   static func heading(_ fingers: [SequenceFinger], _ geometry: PanelGeometry) -> Double {
     let d = geometry.millimetres(from: fingers[0].current, to: fingers[1].current)
     return atan2Degrees(d.dy, d.dx)

@@ -558,7 +558,7 @@ struct SequenceArbiter {
   private mutating func followContinuous(into output: inout [GestureEvent]) {
     guard !track.quantities.isEmpty, !state.isClosed else { return }
     track.follow(sequence.fingers, geometry: geometry, at: now)
-    recognizers.frame(track, geometry: geometry, kinds: bound.continuousKinds)
+    recognizers.frame(track.frame, kinds: bound.continuousKinds)
     evaluateContinuous(into: &output)
     if longPressReference != nil, dragLevelStart < levels.count { followDrag(into: &output) }
     if reportsStream, streams.anyStreaming {

@@ -1,14 +1,14 @@
 /// What one continuous gesture kind measures from the fingers (pan: the centroid's offset,
 /// pinch: the scale, rotate: the angle), relative to the reference: the fingers' positions
-/// when the sequence's last finger landed. Each frame it reads the sequence's `MotionTrack`,
-/// the one measurement the stream reports too. A new kind is one of these plus its row in
+/// when the sequence's last finger landed. Each frame it reads the sequence's `MotionTrack`
+/// (its `MotionFrame`), the one measurement the stream reports too. A new kind is one of these plus its row in
 /// `GestureKind.traits`.
 protocol GestureMeasure: CustomStringConvertible {
   static var kind: GestureKind { get }
   /// Measures from the reference, or says why the fingers give no usable reference.
   static func reference(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Result<Self, RecognizerFailure>
   /// Follows the track, restarted at the reference this measure was taken at.
-  mutating func update(_ track: MotionTrack, geometry: PanelGeometry)
+  mutating func update(_ motion: MotionFrame)
   /// The measure step levels are counted on, along `direction`'s axis (growing towards the
   /// directions that raise a level); see `ContinuousMeasure`.
   func levelMeasure(along direction: Direction) -> Double
@@ -104,9 +104,9 @@ struct ContinuousRecognizer<Measure: GestureMeasure> {
   }
 
   @inline(__always)  // See RecognizerTable.frame.
-  mutating func update(_ track: MotionTrack, geometry: PanelGeometry) {
+  mutating func update(_ motion: MotionFrame) {
     guard isLive else { return }
-    measure?.update(track, geometry: geometry)
+    measure?.update(motion)
   }
 
   mutating func recognize(_ direction: Direction) -> Transition<State>? {
@@ -138,8 +138,8 @@ extension ContinuousRecognizer: Recognizer {
   }
 
   @inline(__always)  // Once per frame for each bound kind, from the arbiter's frame.
-  mutating func frame(_ track: MotionTrack, geometry: PanelGeometry) {
-    update(track, geometry: geometry)
+  mutating func frame(_ motion: MotionFrame) {
+    update(motion)
   }
 
   mutating func lifted(_ finger: SequenceFinger, in context: RecognizerContext) -> Transition<State>? {

@@ -13,8 +13,9 @@ struct PanMeasure: GestureMeasure {
   }
 
   @inline(__always)  // See RecognizerTable.frame.
-  mutating func update(_ track: MotionTrack, geometry: PanelGeometry) {
-    (dx, dy) = track.offset(from: track.reference, geometry: geometry)
+  mutating func update(_ motion: MotionFrame) {
+    dx = motion.dx
+    dy = motion.dy
   }
 
   func levelMeasure(along direction: Direction) -> Double { direction.isHorizontal ? dx : dy }

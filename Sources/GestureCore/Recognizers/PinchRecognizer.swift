@@ -18,8 +18,8 @@ struct PinchMeasure: GestureMeasure {
   }
 
   @inline(__always)  // See RecognizerTable.frame.
-  mutating func update(_ track: MotionTrack, geometry: PanelGeometry) {
-    scale = track.span / baseline
+  mutating func update(_ motion: MotionFrame) {
+    scale = motion.span / baseline
     logScale = naturalLog(scale)
   }
 

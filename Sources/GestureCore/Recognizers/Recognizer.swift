@@ -17,8 +17,8 @@ protocol Recognizer {
   mutating func landed(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Transition<State>?
   /// The sequence's finger count is fixed at `count`.
   mutating func countFixed(_ count: Int) -> Transition<State>?
-  /// A frame moved the fingers: `track` has measured them; what follows them reads it.
-  mutating func frame(_ track: MotionTrack, geometry: PanelGeometry)
+  /// A frame moved the fingers: `motion` is what the sequence's track measured.
+  mutating func frame(_ motion: MotionFrame)
   /// Finger `finger` is `travel` mm from where it landed (0 while clearly within the slop).
   mutating func moved(_ finger: inout SequenceFinger, travel: Double, in context: RecognizerContext)
     -> Transition<State>?
@@ -41,7 +41,7 @@ extension Recognizer {
   func landed(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Transition<State>? { nil }
   func countFixed(_ count: Int) -> Transition<State>? { nil }
   @inline(__always)
-  func frame(_ track: MotionTrack, geometry: PanelGeometry) {}
+  func frame(_ motion: MotionFrame) {}
   func moved(_ finger: inout SequenceFinger, travel: Double, in context: RecognizerContext) -> Transition<State>? {
     nil
   }

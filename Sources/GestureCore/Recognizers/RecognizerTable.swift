@@ -45,13 +45,13 @@ struct RecognizerTable {
     body(.rotate)
   }
 
-  /// The measures of `kinds` follow the track. Inlined into the arbiter's frame, with each
-  /// measure's `update`: a call was passed a copy of the arbiter's geometry.
+  /// The measures of `kinds` follow the track's frame. Inlined into the arbiter's frame, with
+  /// each measure's `update`.
   @inline(__always)
-  mutating func frame(_ track: MotionTrack, geometry: PanelGeometry, kinds: GestureKindSet) {
-    if kinds.contains(.pan) { pan.frame(track, geometry: geometry) }
-    if kinds.contains(.pinch) { pinch.frame(track, geometry: geometry) }
-    if kinds.contains(.rotate) { rotate.frame(track, geometry: geometry) }
+  mutating func frame(_ motion: MotionFrame, kinds: GestureKindSet) {
+    if kinds.contains(.pan) { pan.frame(motion) }
+    if kinds.contains(.pinch) { pinch.frame(motion) }
+    if kinds.contains(.rotate) { rotate.frame(motion) }
   }
 
   /// Recognizes `kind` if it is tracking and its measure has crossed the threshold of a

@@ -13,7 +13,7 @@ struct RotateMeasure: GestureMeasure {
   }
 
   @inline(__always)  // See RecognizerTable.frame.
-  mutating func update(_ track: MotionTrack, geometry: PanelGeometry) { angle = track.turn }
+  mutating func update(_ motion: MotionFrame) { angle = motion.turn }
 
   func levelMeasure(along direction: Direction) -> Double { angle }
 
