@@ -172,7 +172,8 @@ struct SequenceArbiter {
       if case .continuing = multiTap.state, let held = recognizers.tap.deadline(start: start, thresholds: thresholds) {
         consider(held)
       }
-      if index.longPressBound(region: sequence.region),
+      // The recognizer's own state first: the index is looked up only while it is possible.
+      if recognizers.longPress.isPossible, index.longPressBound(region: sequence.region),
         let pressed = recognizers.longPress.deadline(start: start, thresholds: thresholds)
       {
         consider(pressed)
