@@ -46,6 +46,8 @@ struct SequenceArbiter {
   /// Where the fingers were when the long press fired: its drag steps and its stream are
   /// measured from there (nil until it fires).
   private var longPressReference: MotionReference?
+  /// The long press fired with drag levels: a frame's one test of whether they follow.
+  private var dragging = false
   /// Where the long press's drag levels begin in `levels` (they run to its end).
   private var dragLevelStart = 0
   /// The continuous gestures' streams in this sequence (followed while `reportsStream`).
@@ -174,7 +176,8 @@ struct SequenceArbiter {
       if case .continuing = multiTap.state, let held = recognizers.tap.deadline(start: start, thresholds: thresholds) {
         consider(held)
       }
-      if index.longPressBound(region: sequence.region),
+      // The recognizer's own state first: the index is looked up only while it is possible.
+      if recognizers.longPress.isPossible, index.longPressBound(region: sequence.region),
         let pressed = recognizers.longPress.deadline(start: start, thresholds: thresholds)
       {
         consider(pressed)
@@ -366,6 +369,7 @@ struct SequenceArbiter {
     var reset = RecognizerActions.Reset()
     forEachRecognizer(&reset, into: &output)
     longPressReference = nil
+    dragging = false
     streams.reset()
     if tracer.isOn {
       let region = sequence.region.map { profile.regions[$0].name } ?? "none"
@@ -563,6 +567,7 @@ struct SequenceArbiter {
     trace(LongPressRecognizer.kind.rawValue, recognizers.longPress.timeReached())
     win(.longPress, into: &output)
     longPressReference = track.here
+    dragging = dragLevelStart < levels.count
     if let binding = bound.longPress { fire(binding: binding, gesture: .longPress, into: &output) }
     if reportsStream { beginStream(.longPress) }
   }
@@ -579,7 +584,7 @@ struct SequenceArbiter {
     track.follow(sequence.fingers, geometry: geometry, at: now)
     recognizers.frame(track.frame, kinds: bound.continuousKinds)
     evaluateContinuous(into: &output)
-    if longPressReference != nil, dragLevelStart < levels.count { followDrag(into: &output) }
+    if dragging { followDrag(into: &output) }
     if reportsStream, streams.anyStreaming {
       let values = track.values(from: track.reference, geometry: geometry)
       let pressed = longPressReference.map { track.values(from: $0, geometry: geometry) } ?? values
