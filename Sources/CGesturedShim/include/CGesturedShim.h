@@ -102,7 +102,7 @@ struct gestured_child_setup {
  * and exec safely, and posix_spawn has no attribute for another uid/gid (glibc 2.36). vfork
  * rather than posix_spawn for the daemon's own user too: one way to start every action, and
  * each start costs the parent less (glibc's posix_spawn maps and unmaps a stack for the
- * child every time; BENCHMARKS.md measures both). The child calls setgroups/setresgid/
+ * child every time). The child calls setgroups/setresgid/
  * setresuid as raw system calls because glibc's wrappers broadcast credential changes to
  * every thread of the process, and after vfork those are the daemon's threads, not the
  * child's (gestured_credentials.h). */

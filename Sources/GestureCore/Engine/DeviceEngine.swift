@@ -12,10 +12,9 @@ public struct DeviceEngine {
   @usableFromInline var arbiter: GestureArbiter
   /// When the engine next needs `advance(to:)` if no event comes: worked out by the
   /// arbiter only when it ran (a frame, a deadline, a cancel), since raw events between
-  /// frames cannot move it; reading it is one load. Inlinable, as `impossibleInputs`: a
-  /// call from another module is passed a copy of the whole engine (over 4 KB), the
-  /// daemon reads both at every wake-up, and inlined the read is a load from where the
-  /// engine is.
+  /// frames cannot move it; reading it is one load. Inlinable, as `impossibleInputs`: the
+  /// daemon reads both at every wake-up, and inlined the read happens where the engine is
+  /// rather than on a copy of it passed to another module.
   @inlinable public var nextDeadline: Timestamp? { arbiter.nextDeadline }
 
   /// nil when the device cannot report a position (no usable axes).
@@ -94,7 +93,7 @@ public struct DeviceEngine {
   }
 
   /// Feeds the events of one read, in order: the same as `handle` on each in turn, in one
-  /// call (a call per raw event cost more than the work of most events). Firings of every
+  /// call, since most events are less work than a call. Firings of every
   /// frame the batch completes are appended to `output`, in order, each with its frame's time.
   /// What describes the last frame (`completedFrame`, `frameSequence`) describes the batch's
   /// last event only: a caller that needs it per frame (forwarding, the live view) passes

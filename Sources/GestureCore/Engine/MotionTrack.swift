@@ -177,8 +177,8 @@ struct MotionTrack {
     if all { sampler.append(sample(at: time, geometry: geometry)) }
   }
 
-  /// Follows one frame. Inlined into the arbiter's frame: a call was passed a copy of the
-  /// geometry.
+  /// Follows one frame. Inlined into the arbiter's frame, so that the geometry is read in
+  /// place rather than passed.
   @inline(__always)
   mutating func follow(_ fingers: [SequenceFinger], geometry: PanelGeometry, at time: Timestamp) {
     let all = quantities.contains(.rates)

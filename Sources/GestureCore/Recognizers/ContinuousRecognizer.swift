@@ -19,8 +19,8 @@ protocol GestureMeasure: CustomStringConvertible {
 }
 
 /// The thresholds the continuous measures are recognized at (from `Thresholds`, `tap-slop`
-/// in millimetres): four numbers, where passing the whole `Thresholds` made the arbiter
-/// copy it (144 bytes) for every tracking kind in every frame.
+/// in millimetres): the four numbers they read, so that a frame does not pass the whole
+/// `Thresholds` to every tracking kind.
 struct RecognitionLimits {
   var pinchIn: Double
   var pinchOut: Double
@@ -67,8 +67,7 @@ struct ContinuousRecognizer<Measure: GestureMeasure> {
     }
   }
   /// Whether `state` is `.tracking`, and whether it is `.recognized`: kept by its observer,
-  /// since every frame asks several times, and matching a state with payloads cost about
-  /// ten instructions each time.
+  /// since every frame asks several times and a flag is cheaper to read than a match.
   private(set) var isTracking = false
   private(set) var isRecognized = false
   /// Valid while tracking or recognized.

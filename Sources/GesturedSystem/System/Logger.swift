@@ -117,8 +117,7 @@ public struct LogMessage: ExpressibleByStringInterpolation, Sendable {
     public mutating func appendLiteral(_ literal: String) { text += literal }
 
     // The overloads say what a value's text is without a dynamic cast: `String(describing:)`
-    // looks up the value's conformances at run time, which cost more than the rest of a log
-    // line (the daemon logs a few lines per action). Each gives the same text it would.
+    // looks up the value's conformances at run time. Each gives the same text it would.
     public mutating func appendInterpolation(_ value: String) { text += value.escapingControlCharacters() }
 
     public mutating func appendInterpolation(_ value: Substring) { text += value.escapingControlCharacters() }
