@@ -148,12 +148,12 @@ public enum ConfigPermissions {
       throw .unreadable(FileReadError(path: path, reason: .notRegularFile(kind: "a directory")))
     }
 
-    /// `name` in `directory`, not following a link, for fstat and lookups only.
-    func lookUp(_ directory: Int32, _ name: String) throws(ReadError) -> (descriptor: Int32, status: stat) {
-      let opened = retryOnInterrupt { valueOrErrno(negated: gestured_open_path(directory, name)) }
-      guard case .success(let descriptor) = opened else {
-        if case .failure(let error) = opened { throw unreadable(error) }
-        throw unreadable(.ioError)
+    /// What `open` opened, with its fstat; the descriptor is closed again if fstat fails.
+    func openAndStat(_ open: () -> Result<Int32, Errno>) throws(ReadError) -> (descriptor: Int32, status: stat) {
+      let descriptor: Int32
+      switch retryOnInterrupt(open) {
+      case .success(let opened): descriptor = opened
+      case .failure(let error): throw unreadable(error)
       }
       var status = stat()
       if case .failure(let error) = valueOrErrno(fstat(descriptor, &status)) {
@@ -161,6 +161,11 @@ public enum ConfigPermissions {
         throw unreadable(error)
       }
       return (descriptor, status)
+    }
+
+    /// `name` in `directory`, not following a link, for fstat and lookups only.
+    func lookUp(_ directory: Int32, _ name: String) throws(ReadError) -> (descriptor: Int32, status: stat) {
+      try openAndStat { valueOrErrno(negated: gestured_open_path(directory, name)) }
     }
 
     func push(_ path: String) {
@@ -220,18 +225,9 @@ public enum ConfigPermissions {
     func openFile(_ name: String, _ entry: String, in directory: Directory) throws(ReadError) -> (
       descriptor: Int32, status: stat
     ) {
-      let opened = retryOnInterrupt {
+      let (descriptor, status) = try openAndStat {
         valueOrErrno(
           openat(directory.descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC))
-      }
-      guard case .success(let descriptor) = opened else {
-        if case .failure(let error) = opened { throw unreadable(error) }
-        throw unreadable(.ioError)
-      }
-      var status = stat()
-      if case .failure(let error) = valueOrErrno(fstat(descriptor, &status)) {
-        close(descriptor)
-        throw unreadable(error)
       }
       let type = status.st_mode & S_IFMT
       guard type == S_IFREG else {
