@@ -84,7 +84,7 @@ void gestured_evdev_set_log_target(struct libevdev *dev, const struct gestured_l
                                    (enum libevdev_log_priority)max_priority, (void *)target);
 }
 
-int gestured_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC) == 0 ? 0 : errno; }
+int gestured_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC) == 0 ? 0 : -errno; }
 
 int gestured_pidfd_open(pid_t pid) {
 #ifdef SYS_pidfd_open
@@ -199,13 +199,13 @@ struct gestured_spawn_result gestured_spawn(const char *path, char *const argv[]
   pthread_sigmask(SIG_SETMASK, &previous_mask, NULL);
 
   if (pid < 0) {
-    result.error = vfork_error;
+    result.error = -vfork_error;
     result.step = "vfork";
     return result;
   }
   /* On a failure the child has already called _exit: the caller reaps it. */
   result.pid = pid;
-  result.error = report.error;
+  result.error = -report.error;
   result.step = report.step;
   return result;
 }
@@ -272,5 +272,7 @@ int gestured_signalfd_read(int fd) {
 
 int gestured_timerfd_clear(int fd) {
   uint64_t expirations;
-  return read(fd, &expirations, sizeof expirations) == sizeof expirations && expirations > 0;
+  ssize_t count = read(fd, &expirations, sizeof expirations);
+  if (count < 0) return -errno;
+  return count == sizeof expirations && expirations > 0;
 }

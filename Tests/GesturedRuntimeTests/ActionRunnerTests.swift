@@ -789,12 +789,12 @@ final class ActionRunnerTests {
   func aFailureInTheChildBeforeExecIsReported() throws {
     let user = try UserIdentity(lookingUp: "nobody")
     // The shim's child cannot make a closed descriptor its stdout: it reports that and exits.
-    let error = #expect(throws: SpawnError.self) {
+    let error = #expect(throws: SystemError.self) {
       try spawnShell(
         "true", environment: ActionEnvironment(),
         output: .descriptors(standardOutput: 999, standardError: 998), user: user)
     }
-    #expect(error == SpawnError(operation: "start /bin/sh as user nobody: stdout", errno: .badFileDescriptor))
+    #expect(error == SystemError(operation: "start /bin/sh as user nobody: stdout", errno: .badFileDescriptor))
   }
 
   // MARK: Reaping and failures

@@ -1,3 +1,4 @@
+import GesturedSystem
 import Glibc
 import Testing
 

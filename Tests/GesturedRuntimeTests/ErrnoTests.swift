@@ -36,7 +36,7 @@ struct ErrnoTests {
 
   @Test func errorsSayWhatStrerrorSays() {
     #expect(Errno.noSuchDevice.description == "No such device")
-    #expect(SpawnError(operation: "pipe", errno: .noMemory).description == "pipe: Cannot allocate memory")
+    #expect(SystemError(operation: "pipe", errno: .noMemory).description == "pipe: Cannot allocate memory")
     #expect(UdevError(operation: "udev_new", errno: .noMemory).description == "udev_new: Cannot allocate memory")
   }
 }

@@ -315,16 +315,16 @@ struct ShellSpawnerTests {
 
   @Test func aFailureInTheChildBeforeExecIsReported() throws {
     // The child cannot make a closed descriptor its stdout: it reports that and exits.
-    let error = #expect(throws: SpawnError.self) {
+    let error = #expect(throws: SystemError.self) {
       try spawnShell(
         "true", environment: ActionEnvironment(),
         output: .descriptors(standardOutput: 999, standardError: 998))
     }
-    #expect(error == SpawnError(operation: "start /bin/sh: stdout", errno: .badFileDescriptor))
+    #expect(error == SystemError(operation: "start /bin/sh: stdout", errno: .badFileDescriptor))
   }
 
   @Test func aCommandWithANulByteIsRefused() {
-    #expect(throws: SpawnError.self) {
+    #expect(throws: SystemError.self) {
       try spawnShell("echo a\u{0}b", environment: ActionEnvironment())
     }
   }

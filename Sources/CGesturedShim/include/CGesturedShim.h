@@ -47,7 +47,7 @@ void gestured_evdev_set_log_target(struct libevdev *dev, const struct gestured_l
 
 /* pipe2() is declared only under _GNU_SOURCE, which Swift's Glibc module does not define.
  * Creates a pipe with O_CLOEXEC on both ends (no window in which a concurrent spawn could
- * inherit it), so `fds` gets the read end, then the write end. Returns 0 or an errno value. */
+ * inherit it), so `fds` gets the read end, then the write end. Returns 0 or -errno. */
 int gestured_pipe_cloexec(int fds[2]);
 
 /* pidfd_open() (Linux 5.3) is declared in <sys/pidfd.h>, which Swift's Glibc module does not
@@ -62,7 +62,7 @@ int gestured_pidfd_open(pid_t pid);
 int gestured_open_path(int directory, const char *name);
 
 /* The outcome of gestured_spawn(): `step` is NULL on success, with `pid` the child's.
- * Otherwise `error` is the errno value and `step` names the call that failed (a static
+ * Otherwise `error` is -errno and `step` names the call that failed (a static
  * string); a `pid` > 0 then is a child that failed before exec and has exited, for the
  * caller to reap. */
 struct gestured_spawn_result {
@@ -141,7 +141,7 @@ int gestured_timerfd_create(void);
 int gestured_timerfd_set(int fd, int64_t absolute_us);
 /* Consumes the expiries so that the level-triggered epoll set stops reporting them. Returns
  * 1 when the timer had expired, 0 when not (it was re-armed or disarmed after epoll saw it
- * ready: timerfd_settime drops pending expiries). */
+ * ready: timerfd_settime drops pending expiries), or -errno (-EAGAIN is that same case). */
 int gestured_timerfd_clear(int fd);
 
 /* A signalfd (non-blocking, close-on-exec) for `signals`, so that signals arrive in the same

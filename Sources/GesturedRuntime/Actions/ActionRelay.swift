@@ -21,9 +21,9 @@ enum ActionRelay {
   static func run(
     _ command: String, environment: ActionEnvironment, user: UserIdentity?, label: String,
     errors: some OutputSink
-  ) throws(SpawnError) -> ProcessStatus {
+  ) throws(SystemError) -> ProcessStatus {
     let pipe = try PipeEnds()
-    let process: SpawnedProcess
+    let process: ChildProcess
     do {
       process = try spawnShell(
         command, environment: environment,
@@ -56,12 +56,12 @@ enum ActionRelay {
 
   /// The shell's status once it has exited; nil while it runs. With `waiting` (its pipe has
   /// ended, so it is about to exit), waits for it.
-  private static func reap(_ process: SpawnedProcess, waiting: Bool) throws(SpawnError) -> ProcessStatus? {
+  private static func reap(_ process: ChildProcess, waiting: Bool) throws(SystemError) -> ProcessStatus? {
     var status: Int32 = 0
     switch retryOnInterrupt({ valueOrErrno(waitpid(process.pid, &status, waiting ? 0 : WNOHANG)) }) {
     case .success(0): return nil
     case .success: return ProcessStatus(waitStatus: status)
-    case .failure(let error): throw SpawnError(operation: "waitpid \(process.pid)", errno: error)
+    case .failure(let error): throw SystemError(operation: "waitpid \(process.pid)", errno: error)
     }
   }
 

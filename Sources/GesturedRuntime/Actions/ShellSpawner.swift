@@ -5,46 +5,6 @@ import GesturedSystem
   import Glibc
 #endif
 
-/// How a child process ended.
-public enum ProcessStatus: Hashable, Sendable, CustomStringConvertible {
-  case exited(Int32)
-  case signalled(Int32)
-
-  public var succeeded: Bool { self == .exited(0) }
-
-  /// Decodes a `waitpid` status. Written out because WIFEXITED and friends are macros Swift
-  /// does not import; the layout is Linux's: low 7 bits the signal, next byte the exit code.
-  public init(waitStatus status: Int32) {
-    let signal = status & 0x7f
-    if signal == 0 {
-      self = .exited((status >> 8) & 0xff)
-    } else {
-      self = .signalled(signal)
-    }
-  }
-
-  public var description: String {
-    switch self {
-    case .exited(let code): "exit status \(code)"
-    case .signalled(let signal): "killed by signal \(signal)"
-    }
-  }
-}
-
-/// A system call that failed while starting or waiting for an action.
-public struct SpawnError: Error, Hashable, Sendable, CustomStringConvertible {
-  /// What was being done, e.g. "start /bin/sh: execve".
-  public var operation: String
-  public var errno: Errno
-
-  public init(operation: String, errno: Errno) {
-    self.operation = operation
-    self.errno = errno
-  }
-
-  public var description: String { "\(operation): \(errno)" }
-}
-
 /// Where an action's standard output and error go.
 public enum ActionOutput: Hashable, Sendable {
   /// The same stdout and stderr as the daemon (the journal, under systemd).
@@ -54,21 +14,6 @@ public enum ActionOutput: Hashable, Sendable {
   /// To these descriptors (the write ends of the runner's pipes). They must be above 2 and
   /// may be close-on-exec: the child gets copies.
   case descriptors(standardOutput: Int32, standardError: Int32)
-}
-
-/// A started action: its pid, which is also its process group (kill `-pid` to end it and
-/// everything it started).
-public struct SpawnedProcess: Hashable, Sendable {
-  public let pid: pid_t
-
-  /// Blocks until the process ends and reaps it. Call once.
-  public func waitForExit() throws(SpawnError) -> ProcessStatus {
-    var status: Int32 = 0
-    if case .failure(let error) = retryOnInterrupt({ valueOrErrno(waitpid(pid, &status, 0)) }) {
-      throw SpawnError(operation: "waitpid \(pid)", errno: error)
-    }
-    return ProcessStatus(waitStatus: status)
-  }
 }
 
 /// The shell every action runs in.
@@ -90,15 +35,15 @@ public let actionShell = "/bin/sh"
 public func spawnShell(
   _ command: String, environment: ActionEnvironment, output: ActionOutput = .inherit,
   user: UserIdentity? = nil
-) throws(SpawnError) -> SpawnedProcess {
+) throws(SystemError) -> ChildProcess {
   guard !ActionEnvironment.holdsNUL(command) else {
-    throw SpawnError(operation: "spawn \(actionShell): the command holds a NUL byte", errno: .invalidArgument)
+    throw SystemError(operation: "spawn \(actionShell): the command holds a NUL byte", errno: .invalidArgument)
   }
   var environment = environment
   if let user {
     let euid = geteuid()
     guard euid == 0 else {
-      throw SpawnError(
+      throw SystemError(
         operation:
           "run as user \(user.name): only root can switch users (gestured runs as uid \(euid))",
         errno: .notPermitted)
@@ -149,9 +94,9 @@ public func spawnShell(
     }
     let step = String(cString: failedStep)
     let who = user.map { " as user \($0.name)" } ?? ""
-    throw SpawnError(operation: "start \(actionShell)\(who): \(step)", errno: Errno(rawValue: result.error))
+    throw SystemError(operation: "start \(actionShell)\(who): \(step)", errno: Errno(rawValue: -result.error))
   }
-  return SpawnedProcess(pid: result.pid)
+  return ChildProcess(pid: result.pid)
 }
 
 /// `/bin/sh -c command`'s path, argv and envp, NULL-terminated, in one allocation for the

@@ -42,6 +42,21 @@ public struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringCo
   }
 }
 
+/// A system call that failed: what was being done (e.g. "pipe", "start /bin/sh: execve")
+/// and its errno. The one error type of the syscall layer for processes, pipes, signals,
+/// timers and the event loop.
+public struct SystemError: Error, Hashable, Sendable, CustomStringConvertible {
+  public var operation: String
+  public var errno: Errno
+
+  public init(operation: String, errno: Errno) {
+    self.operation = operation
+    self.errno = errno
+  }
+
+  public var description: String { "\(operation): \(errno)" }
+}
+
 /// libc's convention: `result`, unless it is -1, which means `errno` says why.
 @inline(__always)
 package func valueOrErrno<Value: FixedWidthInteger>(_ result: Value) -> Result<Value, Errno> {

@@ -194,19 +194,6 @@ public final class EventMultiplexer {
   }
 }
 
-/// A system call that failed, with its errno.
-public struct SystemError: Error, Hashable, Sendable, CustomStringConvertible {
-  public var operation: String
-  public var errno: Errno
-
-  public init(operation: String, errno: Errno) {
-    self.operation = operation
-    self.errno = errno
-  }
-
-  public var description: String { "\(operation): \(errno)" }
-}
-
 /// A deadline on CLOCK_MONOTONIC, as a timerfd in the multiplexer's epoll set (see
 /// gestured_timerfd_create for why not a Dispatch timer). Disarmed, it never wakes anything.
 ///
@@ -239,7 +226,7 @@ public final class DeadlineTimer {
     do throws(SystemError) {
       token = try multiplexer.watch(descriptor) { [unowned self] in
         // 0: re-armed or disarmed after epoll saw the expiry; the expiry is void.
-        guard gestured_timerfd_clear(self.descriptor) != 0, let expired = self.armed else { return }
+        guard gestured_timerfd_clear(self.descriptor) > 0, let expired = self.armed else { return }
         self.armed = nil
         guard let deadline = self.deadline else { return }
         guard deadline <= expired else {

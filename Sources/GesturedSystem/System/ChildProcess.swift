@@ -1,0 +1,122 @@
+import CGesturedShim
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// How a child process ended.
+public enum ProcessStatus: Hashable, Sendable, CustomStringConvertible {
+  case exited(Int32)
+  case signalled(Int32)
+
+  public var succeeded: Bool { self == .exited(0) }
+
+  /// Decodes a `waitpid` status. Written out because WIFEXITED and friends are macros Swift
+  /// does not import; the layout is Linux's: low 7 bits the signal, next byte the exit code.
+  public init(waitStatus status: Int32) {
+    let signal = status & 0x7f
+    if signal == 0 {
+      self = .exited((status >> 8) & 0xff)
+    } else {
+      self = .signalled(signal)
+    }
+  }
+
+  public var description: String {
+    switch self {
+    case .exited(let code): "exit status \(code)"
+    case .signalled(let signal): "killed by signal \(signal)"
+    }
+  }
+}
+
+/// A started child: its pid, which is also its process group (the spawn makes it lead one,
+/// so signalling `-pid` reaches everything it started).
+public struct ChildProcess: Hashable, Sendable {
+  public let pid: pid_t
+
+  public init(pid: pid_t) { self.pid = pid }
+
+  /// Sends `signal` to the child's process group; a group already gone is no error.
+  public func signalGroup(_ signal: Int32) {
+    _ = kill(-pid, signal)
+  }
+
+  /// Collects the child's status if it has exited; nil while it runs. ECHILD: something
+  /// else collected it.
+  public func reap() -> Result<ProcessStatus?, Errno> {
+    var status: Int32 = 0
+    switch retryOnInterrupt({ valueOrErrno(waitpid(pid, &status, WNOHANG)) }) {
+    case .success(0): return .success(nil)
+    case .success(let reaped): return .success(reaped == pid ? ProcessStatus(waitStatus: status) : nil)
+    case .failure(let error): return .failure(error)
+    }
+  }
+
+  /// Blocks until the process ends and reaps it. Call once.
+  public func waitForExit() throws(SystemError) -> ProcessStatus {
+    var status: Int32 = 0
+    if case .failure(let error) = retryOnInterrupt({ valueOrErrno(waitpid(pid, &status, 0)) }) {
+      throw SystemError(operation: "waitpid \(pid)", errno: error)
+    }
+    return ProcessStatus(waitStatus: status)
+  }
+
+  /// A pidfd (close-on-exec), readable once the child has exited. ENOSYS before Linux 5.3
+  /// or under a seccomp filter that lacks it.
+  public func openPidfd() throws(SystemError) -> Int32 {
+    switch valueOrErrno(negated: gestured_pidfd_open(pid)) {
+    case .success(let descriptor): return descriptor
+    case .failure(let error): throw SystemError(operation: "pidfd_open \(pid)", errno: error)
+    }
+  }
+}
+
+/// A new pipe for children's output: both ends close-on-exec and above 2 (a daemon started
+/// with a closed stdin must not hand the child its own pipe as stdin), the read end
+/// non-blocking (the write end, a file of its own, stays blocking for the children).
+public struct PipeEnds {
+  public let read: Int32
+  public let write: Int32
+
+  public init() throws(SystemError) {
+    var ends: [Int32] = [-1, -1]
+    let result = ends.withUnsafeMutableBufferPointer { gestured_pipe_cloexec($0.baseAddress) }
+    if case .failure(let error) = valueOrErrno(negated: result) {
+      throw SystemError(operation: "pipe", errno: error)
+    }
+    do {
+      read = try Self.aboveStandardStreams(ends[0])
+    } catch {
+      close(ends[1])
+      throw error
+    }
+    do {
+      write = try Self.aboveStandardStreams(ends[1])
+    } catch {
+      close(read)
+      throw error
+    }
+    // A new pipe's read end has no other status flag to keep (no F_GETFL first).
+    if case .failure(let error) = valueOrErrno(fcntl(read, F_SETFL, O_NONBLOCK)) {
+      closeBoth()
+      throw SystemError(operation: "make the output pipe non-blocking", errno: error)
+    }
+  }
+
+  public func closeBoth() {
+    close(read)
+    close(write)
+  }
+
+  /// `descriptor` itself, or (closing it) a close-on-exec duplicate numbered 3 or higher.
+  private static func aboveStandardStreams(_ descriptor: Int32) throws(SystemError) -> Int32 {
+    guard descriptor < 3 else { return descriptor }
+    let duplicate = valueOrErrno(fcntl(descriptor, F_DUPFD_CLOEXEC, 3))
+    close(descriptor)
+    switch duplicate {
+    case .success(let moved): return moved
+    case .failure(let error): throw SystemError(operation: "move a pipe above fd 2", errno: error)
+    }
+  }
+}
