@@ -1,5 +1,4 @@
 import GesturedSystem
-
 /// The cap on open devices (`max-devices`): anyone who can create a uinput device can make
 /// thousands, and each one the daemon opened would hold a file descriptor.
 ///
