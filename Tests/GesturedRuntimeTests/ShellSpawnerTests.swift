@@ -75,7 +75,7 @@ struct ShellSpawnerTests {
     #expect(try environ(of: environment) == expected)
 
     // The daemon's way: the binding's shared part made once, the firing's values on top.
-    let binding = Daemon.BindingRun(
+    let binding = BindingTable.BindingRun(
       profile: profile, profileIndex: 3, actions: actions, binding: 2, devnode: "/dev/input/event7",
       deviceName: "Panel; rm -rf /", path: "/usr/bin:/bin")
     let request = binding.request(for: firing, command: "zoom", devnode: "/dev/input/event7")

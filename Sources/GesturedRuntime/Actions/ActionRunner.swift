@@ -188,6 +188,11 @@ public final class ActionRunner: @unchecked Sendable {
     }
   }
 
+  /// A firing named a binding its profile does not have.
+  func logUnknownBinding(devnode: String) {
+    logger.error("\(devnode): a gesture named a binding the profile does not have (a bug)")
+  }
+
   // MARK: - Carrying out the policy's actions
 
   private func perform(_ actions: [ActionPolicy.Action]) {

@@ -63,9 +63,6 @@ public final class Daemon: @unchecked Sendable {
   /// millisecond of work.
   static let eventsPerWakeUp = 256
 
-  /// What a binding's handler does with a firing: runs its command, or reports it.
-  typealias FiringHandler = (GestureEvent) -> Void
-
   /// One opened device and its pipeline.
   final class OpenDevice {
     let node: InputNode
@@ -74,7 +71,10 @@ public final class Daemon: @unchecked Sendable {
     var profileIndex: Int
     var profile: Profile
     var actions: ProfileActions
-    var recognizer: GestureRecognizer<FiringHandler>
+    /// What its bindings run, indexed by binding: where its firings go.
+    var bindings: BindingTable
+    /// Recognition only: no handler per binding (firings go through `bindings`).
+    var recognizer: GestureRecognizer<Void>
     /// The recognizer's engine, in place (no copy per event).
     var engine: DeviceEngine {
       _read { yield recognizer.engine }
@@ -101,13 +101,14 @@ public final class Daemon: @unchecked Sendable {
 
     init(
       node: InputNode, evdev: EvdevDevice, profileIndex: Int, profile: Profile, actions: ProfileActions,
-      recognizer: GestureRecognizer<FiringHandler>
+      bindings: BindingTable, recognizer: GestureRecognizer<Void>
     ) {
       self.node = node
       self.evdev = evdev
       self.profileIndex = profileIndex
       self.profile = profile
       self.actions = actions
+      self.bindings = bindings
       self.recognizer = recognizer
     }
 
@@ -354,23 +355,24 @@ public final class Daemon: @unchecked Sendable {
     if profile == device.profile {
       device.profileIndex = index
       device.actions = profileActions
-      // Same bindings (same indices), new commands: the handlers are remade, the engine kept.
-      device.recognizer.bindings = firingHandlers(
+      // Same bindings (same indices), new commands: the table is remade, the engine kept.
+      device.bindings = bindingTable(
         profile: profile, profileIndex: index, actions: profileActions, devnode: device.node.devnode,
         deviceName: device.name)
       logger.info("\(device.node.devnode) '\(device.name)': profile '\(profile.name)' (unchanged: kept open)")
       return true
     }
     guard profile.forward, let forwarder = device.forwarder,
-      let (recognizer, _) = makeRecognizer(
-        profile: profile, profileIndex: index, actions: profileActions, devnode: device.node.devnode,
-        evdev: device.evdev)
+      let (recognizer, _) = makeRecognizer(profile: profile, evdev: device.evdev)
     else { return false }
     firings.removeAll(keepingCapacity: true)
     device.engine.cancel(at: MonotonicClock.now(), into: &firings)
     fire(device)
     forwarder.releaseAll()
     device.recognizer = recognizer
+    device.bindings = bindingTable(
+      profile: profile, profileIndex: index, actions: profileActions, devnode: device.node.devnode,
+      deviceName: device.name)
     device.profile = profile
     device.profileIndex = index
     device.actions = profileActions
@@ -382,11 +384,9 @@ public final class Daemon: @unchecked Sendable {
   /// will not resend while they do not change), and those positions; nil when the device
   /// reports no touch position.
   private func makeRecognizer(
-    profile: Profile, profileIndex: Int, actions: ProfileActions, devnode: String, evdev: EvdevDevice
-  ) -> (GestureRecognizer<FiringHandler>, positions: [RawEvent])? {
-    let bindings = firingHandlers(
-      profile: profile, profileIndex: profileIndex, actions: actions, devnode: devnode,
-      deviceName: evdev.description.name)
+    profile: Profile, evdev: EvdevDevice
+  ) -> (GestureRecognizer<Void>, positions: [RawEvent])? {
+    let bindings = GestureBindings(profile: profile) { _ in () }
     guard var recognizer = GestureRecognizer(device: evdev.description, bindings: bindings) else { return nil }
     recognizer.engine.tracing = options.verbose
     recognizer.engine.keepsRecords = liveView != nil
@@ -457,10 +457,7 @@ public final class Daemon: @unchecked Sendable {
     }
     let profile = DeviceSelection.effectiveProfile(configuration.profiles[index], node: node)
     let profileActions = actions.indices.contains(index) ? actions[index] : ProfileActions()
-    guard
-      let (recognizer, positions) = makeRecognizer(
-        profile: profile, profileIndex: index, actions: profileActions, devnode: node.devnode, evdev: evdev)
-    else {
+    guard let (recognizer, positions) = makeRecognizer(profile: profile, evdev: evdev) else {
       logger.warning("\(node.devnode) '\(evdev.description.name)': reports no touch position; left alone")
       evdev.close()
       return
@@ -492,6 +489,9 @@ public final class Daemon: @unchecked Sendable {
     }
     let device = OpenDevice(
       node: node, evdev: evdev, profileIndex: index, profile: profile, actions: profileActions,
+      bindings: bindingTable(
+        profile: profile, profileIndex: index, actions: profileActions, devnode: node.devnode,
+        deviceName: evdev.description.name),
       recognizer: recognizer)
     device.forwarder = forwarder
     // A forwarder, the live view and the printed stream act at every frame, a grab keeps the
@@ -818,9 +818,6 @@ public final class Daemon: @unchecked Sendable {
       device.impossibleLogged = impossibleInputs
     }
     liveView?.records(device.engine.takeRecords(), devnode: device.node.devnode)
-    // The handlers themselves, not `recognizer.handler(for:)`: a call on the recognizer
-    // from this class's storage is passed a copy of all of it, the engine too.
-    let handlers = firings.isEmpty ? [] : device.recognizer.bindings.handlers
     let stream = printsStream ? device.engine.streamEvents : []
     var nextStream = stream.startIndex
     // A frame's stream lines go before its firings, as replay prints them.
@@ -838,109 +835,50 @@ public final class Daemon: @unchecked Sendable {
       printStream(through: nil)
       if !stream.isEmpty { device.engine.clearStreamEvents() }
     }
-    for event in firings {
-      printStream(through: event.time)
-      guard handlers.indices.contains(event.binding) else {
-        logger.error("\(device.node.devnode): a gesture named a binding the profile does not have (a bug)")
-        continue
+    if !firings.isEmpty {
+      let table = device.bindings
+      for event in firings {
+        printStream(through: event.time)
+        dispatch(event, of: table)
       }
-      handlers[event.binding](event)
     }
     firings.removeAll(keepingCapacity: true)
     liveView?.show()
   }
 
-  /// The config's bindings of one device as the library's: each binding's handler runs its
-  /// command (or, for `gestured monitor`, prints the firing). Called on `queue`, as are the
-  /// handlers.
-  private func firingHandlers(
+  /// One device's binding table under the current config: one that runs commands, or in
+  /// monitor mode one that only reports.
+  private func bindingTable(
     profile: Profile, profileIndex: Int, actions: ProfileActions, devnode: String, deviceName: String
-  ) -> GestureBindings<FiringHandler> {
-    // The daemon's PATH does not change while it runs: read once for every binding.
-    let path = mode == .actions ? ActionEnvironment.currentPath() : nil
-    let isRoot = geteuid() == 0
-    return GestureBindings(profile: profile) { index in
-      let run =
-        mode == .actions
-        ? BindingRun(
-          profile: profile, profileIndex: profileIndex, actions: actions, binding: index, devnode: devnode,
-          deviceName: deviceName,
-          path: ActionEnvironment.startingPath(
-            user: actions.action(ofBinding: index)?.user ?? actions.user, daemonPath: path, daemonIsRoot: isRoot)
-        ) : nil
-      return { [unowned self] event in
-        self.perform(
-          event, profile: profile, actions: actions, devnode: devnode, deviceName: deviceName, run: run)
-      }
+  ) -> BindingTable {
+    guard mode == .actions else {
+      return BindingTable(
+        profile: profile, profileIndex: profileIndex, actions: actions, devnode: devnode, deviceName: deviceName)
     }
+    // The daemon's PATH does not change while it runs: read once per table.
+    return BindingTable(
+      profile: profile, profileIndex: profileIndex, actions: actions, devnode: devnode, deviceName: deviceName,
+      daemonPath: ActionEnvironment.currentPath(), daemonIsRoot: geteuid() == 0)
   }
 
-  /// What every firing of one binding on one device hands the runner alike, made with the
-  /// binding's handler (when the device opens and at a reload) rather than at each firing:
-  /// the runner's key and label and the environment's shared part (ActionEnvironment.Shared).
-  struct BindingRun {
-    /// The runner's key: one running instance per profile and binding.
-    let key: String
-    /// "profile/binding", prefixing the binding's lines in the log.
-    let label: String
-    let environment: ActionEnvironment.Shared
-
-    /// `path`: the binding's actions' `PATH` (ActionEnvironment.startingPath).
-    init(
-      profile: Profile, profileIndex: Int, actions: ProfileActions, binding: Int, devnode: String,
-      deviceName: String, path: String?
-    ) {
-      let bindingName = profile.displayName(ofBinding: binding)
-      key = "\(profileIndex)#\(binding)"
-      label = "\(profile.name)/\(bindingName)"
-      environment = ActionEnvironment.Shared(
-        profileName: profile.name, profileEnvironment: actions.environment, bindingName: bindingName,
-        bindingEnvironment: actions.action(ofBinding: binding)?.environment ?? [:], deviceName: deviceName,
-        devnode: devnode, path: path)
-    }
-
-    /// The request for one of the binding's firings, which runs `command`.
-    func request(for firing: ResolvedFiring, command: String, devnode: String) -> ActionRunner.Request {
-      ActionRunner.Request(
-        key: key, label: label, command: command,
-        environment: ActionEnvironment(firing: firing, shared: environment), timeout: firing.action.timeout,
-        cooldown: firing.action.cooldown, user: firing.user, firedAt: firing.event.time,
-        schedule: Daemon.schedule(of: firing.event, devnode: devnode))
-    }
-  }
-
-  private func perform(
-    _ event: GestureEvent, profile: Profile, actions: ProfileActions, devnode: String, deviceName: String,
-    run: BindingRun?
-  ) {
-    guard let firing = ResolvedFiring(event: event, profile: profile, actions: actions) else {
-      logger.error("\(devnode): a gesture named a binding the profile does not have (a bug)")
-      return
-    }
-    // End events of bindings without `end:` are neither run nor reported.
-    guard let command = firing.command else { return }
+  /// A firing of one of the device's bindings: its command goes to the runner, or (monitor)
+  /// it is reported.
+  private func dispatch(_ event: GestureEvent, of table: BindingTable) {
     switch mode {
-    case .monitor:
-      if let liveView {
-        liveView.fired(firing, devnode: devnode)
-      } else {
-        output.write(FiringReport.jsonLine(file: devnode, deviceName: deviceName, firing: firing) + "\n")
-      }
     case .actions:
-      guard let run else { return }  // made for every binding in this mode
-      runner?.run(run.request(for: firing, command: command, devnode: devnode))
-    }
-  }
-
-  /// How the runner schedules a firing's run. Steps and ends queue in the stream of one
-  /// device's touch sequence × gesture kind (pinch in and out alike, every pan direction),
-  /// e.g. "/dev/input/event5#12/pinch".
-  static func schedule(of event: GestureEvent, devnode: String) -> ActionRunner.Request.Schedule {
-    func stream() -> String { "\(devnode)#\(event.sequence)/\(event.gesture.rawValue)" }
-    switch event.phase {
-    case .oneShot: return .oneShot
-    case .step: return .step(stream: stream())
-    case .end: return .end(stream: stream())
+      runner?.fire(event, of: table)
+    case .monitor:
+      guard let firing = table.firing(for: event) else {
+        logger.error("\(table.devnode): a gesture named a binding the profile does not have (a bug)")
+        return
+      }
+      // End events of bindings without `end:` are not reported.
+      guard firing.isReported else { return }
+      if let liveView {
+        liveView.fired(firing, devnode: table.devnode)
+      } else {
+        output.write(FiringReport.jsonLine(file: table.devnode, deviceName: table.deviceName, firing: firing) + "\n")
+      }
     }
   }
 }

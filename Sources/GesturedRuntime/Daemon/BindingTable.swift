@@ -1,0 +1,126 @@
+import GestureCore
+import GesturedConfig
+import GesturedSystem
+
+/// One device's bindings under one profile of the current config, indexed by binding (the
+/// index a `GestureEvent` names): what a firing of each runs, and what every firing of it
+/// hands the runner alike. The daemon keeps one per open device and remakes it at a reload;
+/// a firing reaches the runner through it (`ActionRunner.fire(_:of:)`), not through a
+/// closure per binding.
+public struct BindingTable: Sendable {
+  public let profile: Profile
+  /// The profile's index in the config: part of every binding's runner key.
+  public let profileIndex: Int
+  public let actions: ProfileActions
+  public let devnode: String
+  /// The evdev name (`GESTURED_DEVICE`).
+  public let deviceName: String
+  /// Parallel to `profile.bindings`; empty for a table that only reports (monitor).
+  let runs: [BindingRun]
+
+  /// A table whose firings run commands. `daemonPath`: the daemon's own `PATH`, read once;
+  /// `daemonIsRoot`: whether it runs as root (both decide each binding's `PATH`).
+  public init(
+    profile: Profile, profileIndex: Int, actions: ProfileActions, devnode: String, deviceName: String,
+    daemonPath: String?, daemonIsRoot: Bool
+  ) {
+    self.profile = profile
+    self.profileIndex = profileIndex
+    self.actions = actions
+    self.devnode = devnode
+    self.deviceName = deviceName
+    runs = profile.bindings.indices.map { index in
+      BindingRun(
+        profile: profile, profileIndex: profileIndex, actions: actions, binding: index, devnode: devnode,
+        deviceName: deviceName,
+        path: ActionEnvironment.startingPath(
+          user: actions.action(ofBinding: index)?.user ?? actions.user, daemonPath: daemonPath,
+          daemonIsRoot: daemonIsRoot))
+    }
+  }
+
+  /// A table whose firings are only reported (`gestured monitor`).
+  public init(profile: Profile, profileIndex: Int, actions: ProfileActions, devnode: String, deviceName: String) {
+    self.profile = profile
+    self.profileIndex = profileIndex
+    self.actions = actions
+    self.devnode = devnode
+    self.deviceName = deviceName
+    runs = []
+  }
+
+  /// The firing with its binding's names looked up; nil when the event names a binding or
+  /// region the profile does not have (an engine bug, or a hostile message).
+  public func firing(for event: GestureEvent) -> ResolvedFiring? {
+    ResolvedFiring(event: event, profile: profile, actions: actions)
+  }
+
+  /// The runner's request for `firing` (one of this table's), nil when its binding runs
+  /// nothing for it (an end without `end:`) or the table only reports.
+  public func request(for firing: ResolvedFiring) -> ActionRunner.Request? {
+    guard let command = firing.command, runs.indices.contains(firing.event.binding) else { return nil }
+    return runs[firing.event.binding].request(for: firing, command: command, devnode: devnode)
+  }
+
+  /// What every firing of one binding on one device hands the runner alike, made with the
+  /// table (when the device opens and at a reload) rather than at each firing: the runner's
+  /// key and label and the environment's shared part (ActionEnvironment.Shared).
+  struct BindingRun: Sendable {
+    /// The runner's key: one running instance per profile and binding.
+    let key: String
+    /// "profile/binding", prefixing the binding's lines in the log.
+    let label: String
+    let environment: ActionEnvironment.Shared
+
+    /// `path`: the binding's actions' `PATH` (ActionEnvironment.startingPath).
+    init(
+      profile: Profile, profileIndex: Int, actions: ProfileActions, binding: Int, devnode: String,
+      deviceName: String, path: String?
+    ) {
+      let bindingName = profile.displayName(ofBinding: binding)
+      key = "\(profileIndex)#\(binding)"
+      label = "\(profile.name)/\(bindingName)"
+      environment = ActionEnvironment.Shared(
+        profileName: profile.name, profileEnvironment: actions.environment, bindingName: bindingName,
+        bindingEnvironment: actions.action(ofBinding: binding)?.environment ?? [:], deviceName: deviceName,
+        devnode: devnode, path: path)
+    }
+
+    /// The request for one of the binding's firings, which runs `command`.
+    func request(for firing: ResolvedFiring, command: String, devnode: String) -> ActionRunner.Request {
+      ActionRunner.Request(
+        key: key, label: label, command: command,
+        environment: ActionEnvironment(firing: firing, shared: environment), timeout: firing.action.timeout,
+        cooldown: firing.action.cooldown, user: firing.user, firedAt: firing.event.time,
+        schedule: BindingTable.schedule(of: firing.event, devnode: devnode))
+    }
+  }
+
+  /// How the runner schedules a firing's run. Steps and ends queue in the stream of one
+  /// device's touch sequence × gesture kind (pinch in and out alike, every pan direction),
+  /// e.g. "/dev/input/event5#12/pinch".
+  static func schedule(of event: GestureEvent, devnode: String) -> ActionRunner.Request.Schedule {
+    func stream() -> String { "\(devnode)#\(event.sequence)/\(event.gesture.rawValue)" }
+    switch event.phase {
+    case .oneShot: return .oneShot
+    case .step: return .step(stream: stream())
+    case .end: return .end(stream: stream())
+    }
+  }
+}
+
+extension ActionRunner {
+  /// The entry point for a firing: binding `event.binding` of `table` (one device's profile
+  /// of the current config) fired with the event's values at `event.time`. Its run starts,
+  /// waits, merges or is dropped as `run` decides; nil when the binding runs nothing for it
+  /// (an end without `end:`), and when the table has no such binding (logged as an error:
+  /// nothing runs that the config does not bind). Call on the runner's queue.
+  @discardableResult
+  public func fire(_ event: GestureEvent, of table: BindingTable) -> Decision? {
+    guard let firing = table.firing(for: event) else {
+      logUnknownBinding(devnode: table.devnode)
+      return nil
+    }
+    return table.request(for: firing).map { run($0) }
+  }
+}
