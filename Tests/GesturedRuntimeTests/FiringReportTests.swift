@@ -132,7 +132,8 @@ struct FiringReportTests {
     var step = GestureEvent(
       time: Timestamp(microseconds: 0), binding: 2, gesture: .pinch, phase: .step(1), sequence: 12, fingers: 2,
       direction: .out, position: Point(x: 0.5, y: 0.5), region: nil)
-    #expect(BindingTable.schedule(of: step, devnode: "/dev/input/event5") == .step(stream: "/dev/input/event5#12/pinch"))
+    #expect(
+      BindingTable.schedule(of: step, devnode: "/dev/input/event5") == .step(stream: "/dev/input/event5#12/pinch"))
     step.direction = .in
     step.phase = .end(steps: 3)
     #expect(BindingTable.schedule(of: step, devnode: "/dev/input/event5") == .end(stream: "/dev/input/event5#12/pinch"))
