@@ -11,9 +11,13 @@ import TouchGestures
 /// The daemon, and `gestured monitor`: live devices → the same pipeline as replay → actions
 /// (or JSON lines).
 ///
-/// A client of TouchGestures: each device's config profile becomes the library's
-/// `GestureBindings`, whose handlers start the bound commands (or print the firings), and
-/// recognition runs in the library's `GestureRecognizer`, the same as in a `TouchScreen`.
+/// A client of TouchGestures: recognition runs in the library's `GestureRecognizer`, the
+/// same as in a `TouchScreen`, and each firing goes through its device's `BindingTable`
+/// (indexed by binding) to the action runner, or is printed.
+///
+/// Split along its seams: this file holds its life (load, start, reload, stop);
+/// Daemon+Devices the device table, Daemon+Reading the reading of events and the deadline
+/// timer, Daemon+Dispatch where firings go.
 ///
 /// Everything runs on one serial Dispatch queue, from one event loop (EventMultiplexer: one
 /// epoll set that the main thread waits on, running what is ready with `queue.sync`): the
@@ -63,58 +67,6 @@ public final class Daemon: @unchecked Sendable {
   /// millisecond of work.
   static let eventsPerWakeUp = 256
 
-  /// One opened device and its pipeline.
-  final class OpenDevice {
-    let node: InputNode
-    let evdev: EvdevDevice
-    // Variables: a reload may keep the device open under a new config.
-    var profileIndex: Int
-    var profile: Profile
-    var actions: ProfileActions
-    /// What its bindings run, indexed by binding: where its firings go.
-    var bindings: BindingTable
-    /// Recognition only: no handler per binding (firings go through `bindings`).
-    var recognizer: GestureRecognizer<Void>
-    /// The recognizer's engine, in place (no copy per event).
-    var engine: DeviceEngine {
-      _read { yield recognizer.engine }
-      _modify { yield &recognizer.engine }
-    }
-    /// `forward: true`, with its clone made: what does not become a gesture goes there.
-    var forwarder: Forwarder?
-    /// Set while the multiplexer watches the device's events (always, unless it is read at
-    /// contact changes).
-    var token: EventMultiplexer.Token?
-    /// Read at contact changes (docs/devices.md): the batches' schedule, the doorbell's
-    /// watch, and when the next batch is due (nil while no contact is down). nil when every
-    /// frame is read as it comes.
-    var batched: BatchedReading?
-    var doorbellToken: EventMultiplexer.Token?
-    var nextBatch: Timestamp?
-    /// The device's SYN_DROPPEDs already looked at by `scheduleBatches`.
-    var resyncsSeen = 0
-    /// The kernel's time of the last event read.
-    var lastEventTime: Timestamp?
-    /// The engine's impossible-input count last logged.
-    var impossibleLogged = 0
-    var resyncLog = ResyncLog()
-
-    init(
-      node: InputNode, evdev: EvdevDevice, profileIndex: Int, profile: Profile, actions: ProfileActions,
-      bindings: BindingTable, recognizer: GestureRecognizer<Void>
-    ) {
-      self.node = node
-      self.evdev = evdev
-      self.profileIndex = profileIndex
-      self.profile = profile
-      self.actions = actions
-      self.bindings = bindings
-      self.recognizer = recognizer
-    }
-
-    var name: String { evdev.description.name }
-  }
-
   /// Not the main queue, which only `dispatchMain()` serves (parking the main thread in a
   /// sigsuspend that unblocks every signal): the main thread serves the epoll set instead and
   /// enters this queue with `sync` for each wake-up.
@@ -127,35 +79,35 @@ public final class Daemon: @unchecked Sendable {
   private(set) var configuration: Configuration
   /// What each profile's bindings run, parallel to `configuration.profiles`.
   private(set) var actions: [ProfileActions]
-  private var watcher: UdevWatcher?
-  private var runner: ActionRunner?
+  var watcher: UdevWatcher?
+  var runner: ActionRunner?
   /// The event loop: every descriptor below, and the runner's, is watched in its one epoll
   /// set rather than through a Dispatch source each (see EventMultiplexer for why).
-  private var multiplexer: EventMultiplexer!
-  private var devices: [String: OpenDevice] = [:]
+  var multiplexer: EventMultiplexer!
+  var devices: [String: OpenDevice] = [:]
   /// Touchscreens no profile takes, logged once each.
-  private var leftAlone: Set<String> = []
+  var leftAlone: Set<String> = []
   /// `max-devices`: nodes beyond it are not opened.
-  private var limit = DeviceLimit(maximum: Configuration.defaultMaximumDevices)
+  var limit = DeviceLimit(maximum: Configuration.defaultMaximumDevices)
   /// The one deadline timer: a timerfd in the multiplexer, armed at the earliest deadline
   /// any engine asks for, disarmed when none does. Made in `start()`.
-  private var timer: DeadlineTimer?
-  private var signals: SignalReceiver?
-  private var watchdogTimer: DeadlineTimer?
+  var timer: DeadlineTimer?
+  var signals: SignalReceiver?
+  var watchdogTimer: DeadlineTimer?
   /// Signals the daemon handles, read from a signalfd (blocked in every thread by `run()`).
   static let handledSignals = [SIGHUP, SIGTERM, SIGINT]
   /// Reused for every drain, so reading events allocates nothing once it has grown.
-  private var firings: [GestureEvent] = []
+  var firings: [GestureEvent] = []
   /// A wake-up's events, kept between wake-ups for its capacity (see `drain`).
-  private var eventBatch: [RawEvent] = []
+  var eventBatch: [RawEvent] = []
   /// The config's `user:` names, looked up at each load (actions mode only).
-  private var users = ResolvedUsers() {
+  var users = ResolvedUsers() {
     didSet { runner?.users = users }
   }
   /// `monitor --pretty` only; nil otherwise, so nothing is formatted or kept for it.
-  private var liveView: LiveViewOutput?
+  var liveView: LiveViewOutput?
   /// `monitor --continuous`: the engines report their streams and `fire` prints them.
-  private var printsStream: Bool { mode == .monitor && options.continuous }
+  var printsStream: Bool { mode == .monitor && options.continuous }
 
   /// Loads the config (exit codes as `gestured check`) and prepares; `start()` runs.
   public static func make(
@@ -255,7 +207,7 @@ public final class Daemon: @unchecked Sendable {
     multiplexer.run()
   }
 
-  private func start() {
+  func start() {
     signal(SIGPIPE, SIG_IGN)
     do {
       multiplexer = try EventMultiplexer(queue: queue)
@@ -286,14 +238,14 @@ public final class Daemon: @unchecked Sendable {
     startWatchdog()
   }
 
-  private var statusText: String {
+  var statusText: String {
     let count = devices.count
     return count == 1 ? "1 touchscreen" : "\(count) touchscreens"
   }
 
   /// WATCHDOG=1 at once, then every `watchdogInterval` (systemd asks for half its
   /// WatchdogSec), from a timerfd in the event loop: if the loop hangs, systemd notices.
-  private func startWatchdog() {
+  func startWatchdog() {
     guard let notifier, let interval = notifier.watchdogInterval else { return }
     do {
       let watchdog = try DeadlineTimer(multiplexer: multiplexer) { [unowned self] in
@@ -307,7 +259,7 @@ public final class Daemon: @unchecked Sendable {
     }
   }
 
-  private func stop() {
+  func stop() {
     logger.notice("stopping")
     notifier?.stopping()
     // No `end:` commands start now: the service manager is about to stop the unit's processes.
@@ -343,542 +295,4 @@ public final class Daemon: @unchecked Sendable {
     notifier?.ready(status: statusText)
   }
 
-  /// After a reload: whether `device` stays open. It does when the new config gives it the
-  /// same profile (only its commands may have changed), and when it was and stays forwarded
-  /// (the clone stays; a new engine starts, and the clone's contacts are released).
-  private func keep(_ device: OpenDevice) -> Bool {
-    guard
-      let index = DeviceSelection.profile(for: device.node, device: device.evdev.description, in: configuration)
-    else { return false }
-    let profile = DeviceSelection.effectiveProfile(configuration.profiles[index], node: device.node)
-    let profileActions = actions.indices.contains(index) ? actions[index] : ProfileActions()
-    if profile == device.profile {
-      device.profileIndex = index
-      device.actions = profileActions
-      // Same bindings (same indices), new commands: the table is remade, the engine kept.
-      device.bindings = bindingTable(
-        profile: profile, profileIndex: index, actions: profileActions, devnode: device.node.devnode,
-        deviceName: device.name)
-      logger.info("\(device.node.devnode) '\(device.name)': profile '\(profile.name)' (unchanged: kept open)")
-      return true
-    }
-    guard profile.forward, let forwarder = device.forwarder,
-      let (recognizer, _) = makeRecognizer(profile: profile, evdev: device.evdev)
-    else { return false }
-    firings.removeAll(keepingCapacity: true)
-    device.engine.cancel(at: MonotonicClock.now(), into: &firings)
-    fire(device)
-    forwarder.releaseAll()
-    device.recognizer = recognizer
-    device.bindings = bindingTable(
-      profile: profile, profileIndex: index, actions: profileActions, devnode: device.node.devnode,
-      deviceName: device.name)
-    device.profile = profile
-    device.profileIndex = index
-    device.actions = profileActions
-    logger.info("\(device.node.devnode) '\(device.name)': profile '\(profile.name)' (reloaded; its clone stays)")
-    return true
-  }
-
-  /// A device's recognizer for `profile`, started from the kernel's positions (which it
-  /// will not resend while they do not change), and those positions; nil when the device
-  /// reports no touch position.
-  private func makeRecognizer(
-    profile: Profile, evdev: EvdevDevice
-  ) -> (GestureRecognizer<Void>, positions: [RawEvent])? {
-    let bindings = GestureBindings(profile: profile) { _ in () }
-    guard var recognizer = GestureRecognizer(device: evdev.description, bindings: bindings) else { return nil }
-    recognizer.engine.tracing = options.verbose
-    recognizer.engine.keepsRecords = liveView != nil
-    recognizer.engine.reportsStream = printsStream
-    var nothing: [GestureEvent] = []
-    let positions = evdev.currentPositions(at: MonotonicClock.now())
-    for event in positions { recognizer.engine.handle(event, into: &nothing) }
-    recognizer.engine.clearDispositions()
-    recognizer.engine.clearStreamEvents()
-    return (recognizer, positions)
-  }
-
-  // MARK: Devices
-
-  private func enumerate() {
-    guard let watcher else { return }
-    for node in watcher.enumerate() { consider(node) }
-    rearm()
-  }
-
-  private func udevChanged(_ change: UdevWatcher.Change) {
-    switch change {
-    case .added(let node):
-      consider(node)
-    case .changed(let node):
-      if devices[node.syspath] == nil { consider(node) }
-    case .removed(let syspath, _):
-      close(syspath)
-      leftAlone.remove(syspath)
-      limit.forget(syspath)
-    }
-    notifier?.status(statusText)
-    rearm()
-  }
-
-  /// Opens the node if a profile takes it.
-  private func consider(_ node: InputNode) {
-    guard node.isInitialized, node.sysname.hasPrefix("event"), devices[node.syspath] == nil else { return }
-    // Only touchscreens, or nodes an explicit match may select, are worth opening.
-    guard node.isTouchscreen || configuration.profiles.contains(where: { $0.match != nil }) else { return }
-    if case .refuse(let log) = limit.admit(node.syspath, openCount: devices.count) {
-      if log { logger.warning(DeviceLimit.message(devnode: node.devnode, maximum: limit.maximum)) }
-      return
-    }
-    let evdev: EvdevDevice
-    do {
-      evdev = try EvdevDevice(devnode: node.devnode, logger: logger)
-    } catch {
-      if node.isTouchscreen { logger.warning("\(node.devnode): cannot open: \(error)") }
-      return
-    }
-    // By its phys, and by its node for a clone of this very process (whatever its phys).
-    if UinputClone.isClone(phys: evdev.description.phys)
-      || devices.values.contains(where: { $0.forwarder?.clone.devnode == node.devnode })
-    {
-      if leftAlone.insert(node.syspath).inserted {
-        logger.info("\(node.devnode) '\(evdev.description.name)': gestured's own forwarding clone; left alone")
-      }
-      evdev.close()
-      return
-    }
-    guard let index = DeviceSelection.profile(for: node, device: evdev.description, in: configuration) else {
-      if node.isTouchscreen, leftAlone.insert(node.syspath).inserted {
-        logger.info("\(node.devnode) '\(evdev.description.name)': no profile takes this touchscreen; left alone")
-      }
-      evdev.close()
-      return
-    }
-    let profile = DeviceSelection.effectiveProfile(configuration.profiles[index], node: node)
-    let profileActions = actions.indices.contains(index) ? actions[index] : ProfileActions()
-    guard let (recognizer, positions) = makeRecognizer(profile: profile, evdev: evdev) else {
-      logger.warning("\(node.devnode) '\(evdev.description.name)': reports no touch position; left alone")
-      evdev.close()
-      return
-    }
-    var grabbed = false
-    if profile.grab {
-      do {
-        try evdev.grab(true)
-        grabbed = true
-      } catch {
-        logger.warning("\(node.devnode): cannot grab: \(error)\(profile.forward ? "; not forwarding" : "")")
-      }
-    }
-    var forwarder: Forwarder?
-    if profile.forward && grabbed {
-      do {
-        let clone = try evdev.makeClone()
-        forwarder = Forwarder(
-          clone: clone, device: evdev.description, devnode: node.devnode, logger: logger, positions: positions)
-        logger.info(
-          "\(node.devnode): forwarding every touch that is not a gesture to its clone \(clone.devnode ?? "(no node yet)")"
-        )
-      } catch {
-        // Grabbed without a clone, the desktop would get no touch at all: rather let it have
-        // every touch, gestures included, as without forward.
-        logger.error("\(node.devnode): \(error); not grabbed, so the desktop still gets every touch")
-        try? evdev.grab(false)
-      }
-    }
-    let device = OpenDevice(
-      node: node, evdev: evdev, profileIndex: index, profile: profile, actions: profileActions,
-      bindings: bindingTable(
-        profile: profile, profileIndex: index, actions: profileActions, devnode: node.devnode,
-        deviceName: evdev.description.name),
-      recognizer: recognizer)
-    device.forwarder = forwarder
-    // A forwarder, the live view and the printed stream act at every frame, a grab keeps the
-    // doorbell deaf, and a bound pan, pinch or rotation fires on moves: those read every frame.
-    if forwarder == nil, !grabbed, liveView == nil, !printsStream, !recognizer.engine.firesBetweenContactChanges,
-      let batched = BatchedReading(device: evdev.description)
-    {
-      do {
-        try evdev.openDoorbell()
-        if let doorbell = evdev.doorbellDescriptor {
-          device.doorbellToken = try multiplexer.watch(doorbell, edgeTriggered: true) {
-            [unowned self, unowned device] in
-            self.contactChanged(device)
-          }
-          device.batched = batched
-        }
-      } catch {
-        logger.info("\(node.devnode): reading every frame: \(error)")
-        evdev.closeDoorbell()
-      }
-    }
-    do {
-      if device.batched == nil { try watchEveryFrame(device) }
-    } catch {
-      logger.warning("\(node.devnode): cannot watch: \(error)")
-      forwarder?.close()
-      evdev.close()
-      return
-    }
-    devices[node.syspath] = device
-    let geometry = recognizer.engine.geometry
-    logger.info(
-      "\(node.devnode) '\(evdev.description.name)': profile '\(profile.name)', protocol \(evdev.description.touchProtocol.map { "\($0)" } ?? "?"), \(Self.wholeMillimetres(geometry.width))×\(Self.wholeMillimetres(geometry.height)) mm\(geometry.sizeSource == .guessed ? " (guessed: set size: in the profile)" : ""), read \(device.batched != nil ? "at contact changes" : "at every frame")"
-    )
-    if let liveView {
-      liveView.deviceAdded(
-        devnode: node.devnode, name: device.name, profile: profile, geometry: geometry, at: MonotonicClock.now())
-    } else if mode == .monitor {
-      report(event: "added", device: device)
-    }
-  }
-
-  /// A panel side for the log; a device's axis ranges can make it too large for an Int.
-  static func wholeMillimetres(_ value: Double) -> String {
-    Int64(exactly: value.rounded()).map(String.init) ?? "?"
-  }
-
-  /// Closes a device: its in-flight gestures are cancelled, nothing new fires from them;
-  /// steps that were going end (their `end:` commands run, unless `runningEnds` is false).
-  private func close(_ syspath: String, runningEnds: Bool = true) {
-    guard let device = devices.removeValue(forKey: syspath) else { return }
-    firings.removeAll(keepingCapacity: true)
-    device.engine.cancel(at: MonotonicClock.now(), into: &firings)
-    if runningEnds { fire(device) }
-    firings.removeAll(keepingCapacity: true)
-    // The clone first, released and gone, then the panel goes back to the desktop.
-    device.forwarder?.close()
-    device.forwarder = nil
-    if device.profile.grab { try? device.evdev.grab(false) }
-    if let token = device.token { multiplexer.unwatch(token) }
-    if let token = device.doorbellToken { multiplexer.unwatch(token) }
-    if let count = device.resyncLog.takeUnlogged() {
-      logger.warning(ResyncLog.message(devnode: device.node.devnode, count: count, closing: true))
-    }
-    device.evdev.close()
-    logger.info("\(device.node.devnode) '\(device.name)': removed")
-    if let liveView {
-      liveView.deviceRemoved(devnode: device.node.devnode, at: MonotonicClock.now())
-    } else if mode == .monitor {
-      report(event: "removed", device: device)
-    }
-  }
-
-  private func report(event: String, device: OpenDevice) {
-    var json = JSONLine()
-    json.add("event", event)
-    json.add("time", MonotonicClock.now())
-    json.add("devnode", device.node.devnode)
-    json.add("device", device.name)
-    json.add("profile", device.profile.name)
-    output.write(json.line + "\n")
-  }
-
-  // MARK: Events and deadlines
-
-  private func readable(_ device: OpenDevice) {
-    drain(device)
-    if device.batched != nil { scheduleBatches(device) }
-    rearm()
-  }
-
-  /// Watches the device's events: every frame wakes the daemon.
-  private func watchEveryFrame(_ device: OpenDevice) throws(SystemError) {
-    guard device.token == nil else { return }
-    device.token = try multiplexer.watch(device.evdev.fileDescriptor) { [unowned self, unowned device] in
-      self.readable(device)
-    }
-  }
-
-  // MARK: Reading at contact changes
-
-  /// A batched device's doorbell rang: a contact landed or lifted (or the device is gone,
-  /// which the batch's read finds).
-  private func contactChanged(_ device: OpenDevice) {
-    let complete = readBatch(device)
-    if !device.evdev.isClosed { scheduleBatches(device, behind: !complete) }
-    rearm()
-  }
-
-  /// Reads everything a batched device has pending (drain by drain, so that a batch is
-  /// handled as a wake-up's events are). False when more is still pending after
-  /// `batchLimit` drains (a flood): the next batch is then due at once.
-  private func readBatch(_ device: OpenDevice) -> Bool {
-    for _ in 0..<Self.batchLimit {
-      guard drain(device) else { return true }
-    }
-    return false
-  }
-
-  /// Drains per batch: the kernel's buffer for a ten-finger panel is a few thousand events,
-  /// a few drains of `eventsPerWakeUp`.
-  static let batchLimit = 32
-
-  /// After a batched device's events were read (at `time`, the timer's, or the last
-  /// event's): whether its every frame must be read for now, and when its next batch is
-  /// due. A device whose buffer overflowed before its batch was due (no batch was due:
-  /// frames with no contact down; or the schedule was wrong for it) is read at every frame
-  /// from then on; one that overflowed after it (the daemon was stopped or starved) is not.
-  private func scheduleBatches(_ device: OpenDevice, readAt time: Timestamp? = nil, behind: Bool = false) {
-    guard let batched = device.batched, !device.evdev.isClosed else { return }
-    if device.evdev.resyncs > device.resyncsSeen {
-      device.resyncsSeen = device.evdev.resyncs
-      if let dropped = device.evdev.lastResync, device.nextBatch.map({ dropped < $0 }) ?? true {
-        readEveryFrame(device)
-        return
-      }
-    }
-    let everyFrame = device.engine.firesBetweenContactChanges
-    do {
-      if everyFrame {
-        try watchEveryFrame(device)
-      } else if let token = device.token {
-        multiplexer.unwatch(token)
-        device.token = nil
-      }
-    } catch {
-      logger.warning("\(device.node.devnode): cannot watch: \(error)")
-      close(device.node.syspath)
-      return
-    }
-    // The later of the two (not through an array: this runs at every wake-up of the device).
-    let base: Timestamp? =
-      switch (time, device.lastEventTime) {
-      case (let a?, let b?): max(a, b)
-      case (let a, let b): a ?? b
-      }
-    guard !everyFrame, let base else {
-      device.nextBatch = nil
-      return
-    }
-    let contacts = device.engine.contactsDown
-    device.nextBatch = behind ? base : batched.nextBatch(after: base, contacts: contacts)
-    if options.verbose, let next = device.nextBatch {
-      logger.debug(
-        "\(device.node.devnode): next batch of moves at \(next) (\(contacts) down, a frame every \(batched.scanPeriod) µs)"
-      )
-    }
-  }
-
-  /// Ends reading `device` at contact changes: its doorbell goes, its every frame is read.
-  private func readEveryFrame(_ device: OpenDevice) {
-    device.batched = nil
-    device.nextBatch = nil
-    if let token = device.doorbellToken { multiplexer.unwatch(token) }
-    device.doorbellToken = nil
-    device.evdev.closeDoorbell()
-    logger.warning(
-      "\(device.node.devnode): reading every frame from now on: the kernel dropped events before the next batch of moves was due"
-    )
-    do {
-      try watchEveryFrame(device)
-    } catch {
-      logger.warning("\(device.node.devnode): cannot watch: \(error)")
-      close(device.node.syspath)
-    }
-  }
-
-  /// Feeds what the device has pending, at most `eventsPerWakeUp` events, through its engine
-  /// and fires what it recognized. No clock is read: events carry the kernel's time. True
-  /// when it stopped at that bound, with more events possibly pending.
-  @discardableResult
-  private func drain(_ device: OpenDevice) -> Bool {
-    firings.removeAll(keepingCapacity: true)
-    let result: EvdevDevice.DrainResult
-    if device.forwarder != nil || liveView != nil {
-      result = drainEventByEvent(device)
-    } else {
-      // Nothing needs the engine between two events: the wake-up's events go to it in one
-      // call, not one exclusivity-checked access to this class's engine per event.
-      var batch: [RawEvent] = []
-      swap(&batch, &eventBatch)
-      batch.removeAll(keepingCapacity: true)
-      result = device.evdev.drain(atMost: Self.eventsPerWakeUp) { batch.append($0) }
-      if let first = batch.first {
-        cancelIfLate(device, now: first.time)
-        batch.withUnsafeBufferPointer { device.engine.handle(events: $0, into: &firings) }
-        device.lastEventTime = batch[batch.count - 1].time
-        if device.batched != nil {
-          for event in batch where event.type == EventType.syn && event.code == SynCode.report {
-            device.batched?.sawFrame(at: event.time)
-          }
-          device.batched?.batchEnded()
-        }
-      }
-      swap(&batch, &eventBatch)
-    }
-    fire(device)
-    if let time = device.evdev.lastResync,
-      let count = device.resyncLog.update(total: device.evdev.resyncs, lastAt: time)
-    {
-      logger.warning(ResyncLog.message(devnode: device.node.devnode, count: count))
-    }
-    switch result {
-    case .drained:
-      return false
-    case .more:
-      return true
-    case .gone(let error):
-      if error != .noSuchDevice { logger.warning("\(device.node.devnode): read failed: \(error)") }
-      close(device.node.syspath)
-      return false
-    }
-  }
-
-  /// A wake-up's events one at a time, for a forwarder (which passes or holds each frame as
-  /// the engine decides) or the live view (which shows each frame).
-  private func drainEventByEvent(_ device: OpenDevice) -> EvdevDevice.DrainResult {
-    let forwarder = device.forwarder
-    let resynchronizing: () -> Void = { forwarder?.resynchronizing() }
-    var first = true
-    return device.evdev.drain(atMost: Self.eventsPerWakeUp, resynchronizing: resynchronizing) { event in
-      if first {
-        first = false
-        cancelIfLate(device, now: event.time)
-      }
-      device.engine.handle(event, into: &firings)
-      forwarder?.handled(event, engine: &device.engine)
-      if let liveView, let frame = device.engine.completedFrame {
-        // The frame first: what the fingers did, then what the recognizers made of it.
-        liveView.frame(frame, devnode: device.node.devnode)
-        liveView.records(device.engine.takeRecords(), devnode: device.node.devnode)
-      }
-    }
-  }
-
-  /// After a suspend, a deadline long past is not honoured: its gesture is cancelled. `now`
-  /// is the first event a wake-up read: a deadline this far before it was not honoured in
-  /// time (the daemon was stopped or starved), so it is cancelled rather than fired late.
-  private func cancelIfLate(_ device: OpenDevice, now: Timestamp) {
-    guard let due = device.engine.nextDeadline, now - due > Self.lateDeadlineLimit else { return }
-    logger.info(
-      "\(device.node.devnode): a gesture's deadline passed \((now - due) / 1000) ms ago (suspended?); cancelled")
-    firings.removeAll(keepingCapacity: true)
-    device.engine.cancel(at: now, into: &firings)
-    device.forwarder?.releaseAll()
-    fire(device)
-  }
-
-  private func deadlineReached() {
-    // Events stamped before the deadline must be seen first, so live and replay agree. A
-    // device with more than `eventsPerWakeUp` pending is not advanced now: its events come
-    // first (the engine runs a deadline when an event passes it), and the timer, rearmed at
-    // the deadline still due, comes back at once for the next batch. A batched device is
-    // read whole; the timer may have come for its next batch alone.
-    let due = timer?.lastDue
-    var behind: Set<ObjectIdentifier> = []
-    for device in Array(devices.values) {
-      let more = device.batched != nil ? !readBatch(device) : drain(device)
-      if more { behind.insert(ObjectIdentifier(device)) }
-    }
-    // Only an engine's deadline needs the clock (the time to advance to); a batch's does not.
-    let enginesDue = devices.values.contains { device in
-      device.engine.nextDeadline.map { next in due.map { next <= $0 } ?? true } ?? false
-    }
-    if enginesDue {
-      let now = MonotonicClock.now()
-      for device in devices.values where !behind.contains(ObjectIdentifier(device)) {
-        cancelIfLate(device, now: now)
-        firings.removeAll(keepingCapacity: true)
-        device.engine.advance(to: now, into: &firings)
-        device.forwarder?.advanced(&device.engine)
-        fire(device)
-      }
-    }
-    for device in Array(devices.values) where device.batched != nil {
-      scheduleBatches(device, readAt: due, behind: behind.contains(ObjectIdentifier(device)))
-    }
-    rearm()
-  }
-
-  /// Arms the one timer at the earliest deadline, or disarms it: an idle daemon never wakes.
-  /// A batched device's deadlines that cannot fire anything are not waited for: they run
-  /// when its next batch, landing or lift is read (`DeviceEngine.nextFiringDeadline`).
-  private func rearm() {
-    var next: Timestamp? = nil
-    for device in devices.values {
-      let deadline = device.batched != nil ? device.engine.nextFiringDeadline : device.engine.nextDeadline
-      if let due = deadline, next.map({ due < $0 }) ?? true { next = due }
-      if let due = device.nextBatch, next.map({ due < $0 }) ?? true { next = due }
-    }
-    guard let timer, next != timer.deadline else { return }
-    timer.schedule(at: next)
-  }
-
-  private func fire(_ device: OpenDevice) {
-    if options.verbose {
-      for line in device.engine.takeTrace() { logger.debug("\(device.node.devnode): \(line)") }
-    }
-    let impossibleInputs = device.engine.impossibleInputs
-    if impossibleInputs > device.impossibleLogged {
-      logger.warning(
-        "\(device.node.devnode): \(impossibleInputs - device.impossibleLogged) impossible input(s) ignored (a bug: run with --verbose to see them)"
-      )
-      device.impossibleLogged = impossibleInputs
-    }
-    liveView?.records(device.engine.takeRecords(), devnode: device.node.devnode)
-    let stream = printsStream ? device.engine.streamEvents : []
-    var nextStream = stream.startIndex
-    // A frame's stream lines go before its firings, as replay prints them.
-    func printStream(through time: Timestamp?) {
-      while nextStream < stream.endIndex, time.map({ stream[nextStream].time <= $0 }) ?? true {
-        if let line = StreamReport.jsonLine(
-          file: device.node.devnode, deviceName: device.name, profile: device.profile, event: stream[nextStream])
-        {
-          output.write(line + "\n")
-        }
-        nextStream += 1
-      }
-    }
-    defer {
-      printStream(through: nil)
-      if !stream.isEmpty { device.engine.clearStreamEvents() }
-    }
-    if !firings.isEmpty {
-      let table = device.bindings
-      for event in firings {
-        printStream(through: event.time)
-        dispatch(event, of: table)
-      }
-    }
-    firings.removeAll(keepingCapacity: true)
-    liveView?.show()
-  }
-
-  /// One device's binding table under the current config: one that runs commands, or in
-  /// monitor mode one that only reports.
-  private func bindingTable(
-    profile: Profile, profileIndex: Int, actions: ProfileActions, devnode: String, deviceName: String
-  ) -> BindingTable {
-    guard mode == .actions else {
-      return BindingTable(
-        profile: profile, profileIndex: profileIndex, actions: actions, devnode: devnode, deviceName: deviceName)
-    }
-    // The daemon's PATH does not change while it runs: read once per table.
-    return BindingTable(
-      profile: profile, profileIndex: profileIndex, actions: actions, devnode: devnode, deviceName: deviceName,
-      daemonPath: ActionEnvironment.currentPath(), daemonIsRoot: geteuid() == 0)
-  }
-
-  /// A firing of one of the device's bindings: its command goes to the runner, or (monitor)
-  /// it is reported.
-  private func dispatch(_ event: GestureEvent, of table: BindingTable) {
-    switch mode {
-    case .actions:
-      runner?.fire(event, of: table)
-    case .monitor:
-      guard let firing = table.firing(for: event) else {
-        logger.error("\(table.devnode): a gesture named a binding the profile does not have (a bug)")
-        return
-      }
-      // End events of bindings without `end:` are not reported.
-      guard firing.isReported else { return }
-      if let liveView {
-        liveView.fired(firing, devnode: table.devnode)
-      } else {
-        output.write(FiringReport.jsonLine(file: table.devnode, deviceName: table.deviceName, firing: firing) + "\n")
-      }
-    }
-  }
 }
