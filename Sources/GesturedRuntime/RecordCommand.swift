@@ -61,8 +61,8 @@ public struct EvemuRecorder {
   }
 }
 
-/// The running recording, on the main queue: one read source on the device, one signal
-/// source each for SIGINT and SIGTERM.
+/// The running recording, on the daemon's event loop (EventMultiplexer): the device and a
+/// signalfd for SIGINT and SIGTERM in one epoll set, served by the main thread.
 private final class RecordSession {
   let device: EvdevDevice
   let output: Int32
@@ -72,7 +72,9 @@ private final class RecordSession {
   /// frames) and at the end.
   var pending = ""
   var events = 0
-  var sources: [any DispatchSourceProtocol] = []
+  let queue = DispatchQueue(label: "gestured.record")
+  var signals: SignalReceiver?
+  static let stoppingSignals = [SIGINT, SIGTERM]
 
   init(device: EvdevDevice, output: Int32, errors: any OutputSink) {
     self.device = device
@@ -85,22 +87,36 @@ private final class RecordSession {
   func run() -> Never {
     // A closed pipe must be an error to report, not a silent death.
     signal(SIGPIPE, SIG_IGN)
-    for number in [SIGINT, SIGTERM] {
-      // Dispatch delivers the signal only if its default action (terminate) is disabled.
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
-      source.setEventHandler { [unowned self] in self.finish("stopped by signal \(number)") }
-      source.resume()
-      sources.append(source)
+    // Before any thread starts: the signals wait for the signalfd in every thread.
+    SignalReceiver.block(Self.stoppingSignals)
+    let multiplexer: EventMultiplexer
+    do {
+      multiplexer = try EventMultiplexer(queue: queue)
+    } catch {
+      cannotStart(error)
     }
-    pending = recorder.header
-    flush()
-    errors.write("gestured: recording \(device.devnode) '\(device.description.name)'; Ctrl-C stops\n")
-    let reader = DispatchSource.makeReadSource(fileDescriptor: device.fileDescriptor, queue: .main)
-    reader.setEventHandler { [unowned self] in self.read() }
-    reader.resume()
-    sources.append(reader)
-    dispatchMain()
+    queue.sync { start(multiplexer) }
+    multiplexer.run()
+  }
+
+  /// On the queue: the signals and the device watched, the header written.
+  private func start(_ multiplexer: EventMultiplexer) {
+    do {
+      signals = try SignalReceiver(Self.stoppingSignals, multiplexer: multiplexer) { [unowned self] number in
+        self.finish("stopped by signal \(number)")
+      }
+      pending = recorder.header
+      flush()
+      errors.write("gestured: recording \(device.devnode) '\(device.description.name)'; Ctrl-C stops\n")
+      _ = try multiplexer.watch(device.fileDescriptor) { [unowned self] in self.read() }
+    } catch {
+      cannotStart(error)
+    }
+  }
+
+  private func cannotStart(_ error: SystemError) -> Never {
+    errors.write("gestured: record: cannot start: \(error)\n")
+    exit(ExitCode.systemError.rawValue)
   }
 
   func read() {
