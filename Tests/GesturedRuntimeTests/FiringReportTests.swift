@@ -128,6 +128,36 @@ struct FiringReportTests {
     #expect(!actions.reports(zoomEnd) && actions.reports(zoom))
   }
 
+  @Test func aBindingTableTurnsAFiringOfBindingKIntoItsRequestAndNothingElse() throws {
+    let table = BindingTable(
+      profile: profile, profileIndex: 3, actions: actions, devnode: "/dev/input/event5", deviceName: "Panel",
+      daemonPath: "/usr/bin:/bin", daemonIsRoot: false)
+    let pinch = GestureEvent(
+      time: Timestamp(microseconds: 7), binding: 2, gesture: .pinch, fingers: 2, direction: .out, scale: 1.5,
+      position: Point(x: 0.5, y: 0.5), region: nil)
+    let request = try #require(table.firing(for: pinch).flatMap { table.request(for: $0) })
+    #expect(request.key == "3#2")
+    #expect(request.label == "lobby/pinch")
+    #expect(request.command == "zoom")
+    #expect(request.firedAt == Timestamp(microseconds: 7))
+    #expect(request.environment["GESTURED_SCALE"] == "1.5")
+    #expect(request.environment["GESTURED_DEVNODE"] == "/dev/input/event5")
+    // A binding the profile does not have, or a region it does not have: nothing to run.
+    var unknown = pinch
+    unknown.binding = 5
+    #expect(table.firing(for: unknown) == nil)
+    unknown = pinch
+    unknown.region = 9
+    #expect(table.firing(for: unknown) == nil)
+    // The end of a binding without `end:` runs nothing; a table that only reports runs nothing.
+    var end = pinch
+    end.phase = .end(steps: 2)
+    #expect(table.firing(for: end).flatMap { table.request(for: $0) } == nil)
+    let reporting = BindingTable(
+      profile: profile, profileIndex: 3, actions: actions, devnode: "/dev/input/event5", deviceName: "Panel")
+    #expect(reporting.firing(for: pinch).flatMap { reporting.request(for: $0) } == nil)
+  }
+
   @Test func stepsAndEndsOfOneSequenceAndKindShareAStream() {
     var step = GestureEvent(
       time: Timestamp(microseconds: 0), binding: 2, gesture: .pinch, phase: .step(1), sequence: 12, fingers: 2,

@@ -186,16 +186,6 @@ public struct ActionPolicy {
   /// The process group of a run whose shell has started.
   public func pid(of run: RunID) -> pid_t? { runs[run]?.pid }
 
-  /// The output pipes a run writes to.
-  public func output(of run: RunID) -> OutputID? {
-    runs[run].map { OutputID(key: $0.request.key, label: $0.label) }
-  }
-
-  /// Runs of the binding started and not yet reaped (its pipes' last line waits for them).
-  public func runsWriting(to output: OutputID) -> Int {
-    runs.values.count { $0.pid != nil && $0.request.key == output.key && $0.label == output.label }
-  }
-
   /// Whether the run's exit may be collected now: not while it is being terminated (the
   /// zombie keeps its process group's id from being reused until the SIGKILL stage).
   public func mayReap(_ run: RunID) -> Bool {

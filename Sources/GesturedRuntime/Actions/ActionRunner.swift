@@ -459,7 +459,8 @@ public final class ActionRunner: @unchecked Sendable {
   private func drain(_ pipe: OutputPipe, reads: Int) {
     guard !pipe.isClosed, let buffer = readBuffer.baseAddress else { return }
     for _ in 0..<reads {
-      guard !policy.isPaused(pipe.output) else { return }
+      // Paused, unless no timer could be made to resume it (then its pipes stay read).
+      guard timer == nil || !policy.isPaused(pipe.output) else { return }
       switch retryOnInterrupt({ valueOrErrno(read(pipe.descriptor, buffer, readBuffer.count)) }) {
       case .success(let count) where count > 0:
         let now = Self.now()

@@ -151,7 +151,9 @@ extension Daemon {
       } catch {
         // Grabbed without a clone, the desktop would get no touch at all: rather let it have
         // every touch, gestures included, as without forward.
-        logger.error("\(node.devnode): \(error); not grabbed, so the desktop still gets every touch")
+        logger.error(
+          "\(node.devnode): \(error)\(UinputClone.hint(for: error.errno)); not grabbed, so the desktop still gets every touch"
+        )
         try? evdev.grab(false)
       }
     }

@@ -134,8 +134,8 @@ public final class EvdevDevice {
   }
 
   /// A uinput clone of this device (`forward: true`), marked as gestured's.
-  public func makeClone() throws(UinputClone.CreateError) -> UinputClone {
-    guard let handle else { throw UinputClone.CreateError(errno: .badFileDescriptor) }
+  public func makeClone() throws(SystemError) -> UinputClone {
+    guard let handle else { throw SystemError(operation: UinputClone.createOperation, errno: .badFileDescriptor) }
     return try UinputClone(panel: handle, devnode: devnode)
   }
 

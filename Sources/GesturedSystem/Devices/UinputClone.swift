@@ -26,13 +26,13 @@ public final class UinputClone {
   /// Reused for every write: one write(2) of a whole batch of events.
   private var buffer: [input_event] = []
 
-  public struct CreateError: Error, CustomStringConvertible {
-    public var errno: Errno
-    public var description: String {
-      "cannot create its uinput clone: \(errno)"
-        + (errno == .noSuchFileOrDirectory || errno == .permissionDenied
-          ? " (is the uinput module loaded, and may gestured open /dev/uinput read-write?)" : "")
-    }
+  /// What `makeClone` failures are called ("cannot create its uinput clone: …").
+  public static let createOperation = "cannot create its uinput clone"
+
+  /// The operator's likely fix for a clone that could not be made, after its error.
+  public static func hint(for errno: Errno) -> String {
+    errno == .noSuchFileOrDirectory || errno == .permissionDenied
+      ? " (is the uinput module loaded, and may gestured open /dev/uinput read-write?)" : ""
   }
 
   /// Whether a device's phys marks it as a clone of gestured's.
@@ -41,18 +41,18 @@ public final class UinputClone {
   /// Clones the device `handle` describes (a libevdev handle of the panel). gestured opens
   /// /dev/uinput itself to set the marker phys (UI_SET_PHYS) before libevdev sets the rest
   /// up; the handle's phys is the marker too while libevdev copies it, then put back.
-  init(panel handle: OpaquePointer, devnode: String) throws(CreateError) {
+  init(panel handle: OpaquePointer, devnode: String) throws(SystemError) {
     let descriptor: Int32
     switch retryOnInterrupt({ valueOrErrno(open("/dev/uinput", O_RDWR | O_CLOEXEC)) }) {
     case .success(let opened): descriptor = opened
-    case .failure(let error): throw CreateError(errno: error)
+    case .failure(let error): throw SystemError(operation: Self.createOperation, errno: error)
     }
     let original = libevdev_get_phys(handle).map { String(cString: $0) }
     let phys = Self.markerPrefix + (original ?? devnode)
     let marked = gestured_uinput_set_phys(descriptor, phys)
     guard marked == 0 else {
       Glibc.close(descriptor)
-      throw CreateError(errno: errno(negated: marked))
+      throw SystemError(operation: Self.createOperation, errno: errno(negated: marked))
     }
     libevdev_set_phys(handle, phys)
     var created: OpaquePointer?
@@ -60,7 +60,7 @@ public final class UinputClone {
     libevdev_set_phys(handle, original)
     guard status == 0, let created else {
       Glibc.close(descriptor)
-      throw CreateError(errno: errno(negated: status))
+      throw SystemError(operation: Self.createOperation, errno: errno(negated: status))
     }
     device = created
     fileDescriptor = descriptor
