@@ -1,4 +1,3 @@
-import CGesturedShim
 import GesturedSystem
 
 #if canImport(Glibc)
@@ -35,7 +34,8 @@ enum ActionRelay {
     // Only the child's copies stay: the pipe ends when the last of them closes.
     close(pipe.write)
     defer { close(pipe.read) }
-    let pidfd = gestured_pidfd_open(process.pid)
+    // Without one (before Linux 5.3), the exit is polled.
+    let pidfd = (try? process.openPidfd()) ?? -1
     defer { if pidfd >= 0 { close(pidfd) } }
 
     var relay = Relay(descriptor: pipe.read, label: label)
@@ -57,10 +57,9 @@ enum ActionRelay {
   /// The shell's status once it has exited; nil while it runs. With `waiting` (its pipe has
   /// ended, so it is about to exit), waits for it.
   private static func reap(_ process: ChildProcess, waiting: Bool) throws(SystemError) -> ProcessStatus? {
-    var status: Int32 = 0
-    switch retryOnInterrupt({ valueOrErrno(waitpid(process.pid, &status, waiting ? 0 : WNOHANG)) }) {
-    case .success(0): return nil
-    case .success: return ProcessStatus(waitStatus: status)
+    if waiting { return try process.waitForExit() }
+    switch process.reap() {
+    case .success(let status): return status
     case .failure(let error): throw SystemError(operation: "waitpid \(process.pid)", errno: error)
     }
   }

@@ -1,4 +1,3 @@
-import CGesturedShim
 import Dispatch
 import GestureCore
 import GesturedSystem

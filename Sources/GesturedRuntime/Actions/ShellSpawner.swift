@@ -64,15 +64,20 @@ public func spawnShell(
     [gestured_resource_limit(resource: OpenFileLimit.resource, soft: $0.soft, hard: $0.hard)]
   }
   let result = ExecveArguments.with(command: command, environment: environment) { shell, argv, envp in
-    (limits ?? []).withUnsafeBufferPointer { limitBuffer in
+    (limits ?? []).withUnsafeBufferPointer { limitBuffer -> Result<ChildProcess, SystemError> in
       let limitCount = limits == nil ? 0 : limitBuffer.count
+      func spawn(
+        _ credentials: UnsafePointer<gestured_credentials>?, _ setup: UnsafePointer<gestured_child_setup>?
+      ) -> Result<ChildProcess, SystemError> {
+        ChildProcess.spawn(
+          path: shell, argv: argv, envp: envp, standardOutput: standardOutput, standardError: standardError,
+          credentials: credentials, setup: setup)
+      }
       guard let user else {
-        guard limitCount > 0 else {
-          return gestured_spawn(shell, argv, envp, standardOutput, standardError, nil, nil)
-        }
+        guard limitCount > 0 else { return spawn(nil, nil) }
         var setup = gestured_child_setup(
           directory: nil, file_mode_mask: -1, limits: limitBuffer.baseAddress, limit_count: limitCount)
-        return gestured_spawn(shell, argv, envp, standardOutput, standardError, nil, &setup)
+        return spawn(nil, &setup)
       }
       return user.groups.withUnsafeBufferPointer { groups in
         user.startingDirectory.withCString { directory in
@@ -81,22 +86,18 @@ public func spawnShell(
           var setup = gestured_child_setup(
             directory: directory, file_mode_mask: Int32(UserIdentity.fileModeMask),
             limits: limitBuffer.baseAddress, limit_count: limitCount)
-          return gestured_spawn(shell, argv, envp, standardOutput, standardError, &credentials, &setup)
+          return spawn(&credentials, &setup)
         }
       }
     }
   }
-  if let failedStep = result.step {
-    if result.pid > 0 {
-      // The child failed before exec and has exited: this wait returns at once.
-      var status: Int32 = 0
-      _ = retryOnInterrupt { valueOrErrno(waitpid(result.pid, &status, 0)) }
-    }
-    let step = String(cString: failedStep)
+  switch result {
+  case .success(let process):
+    return process
+  case .failure(let error):
     let who = user.map { " as user \($0.name)" } ?? ""
-    throw SystemError(operation: "start \(actionShell)\(who): \(step)", errno: Errno(rawValue: -result.error))
+    throw SystemError(operation: "start \(actionShell)\(who): \(error.operation)", errno: error.errno)
   }
-  return ChildProcess(pid: result.pid)
 }
 
 /// `/bin/sh -c command`'s path, argv and envp, NULL-terminated, in one allocation for the

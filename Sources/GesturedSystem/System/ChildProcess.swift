@@ -37,6 +37,27 @@ public struct ChildProcess: Hashable, Sendable {
 
   public init(pid: pid_t) { self.pid = pid }
 
+  /// Starts `path` with `argv` and exactly `envp` in the shim's vfork child, which leads
+  /// its own session, has default signal dispositions and an empty mask, stdin from
+  /// /dev/null and no descriptor above 2 (`gestured_spawn` says it all); `credentials` and
+  /// `setup` as it takes them. A failure names the step that failed (e.g. "execve"), its
+  /// child already reaped.
+  public static func spawn(
+    path: UnsafePointer<CChar>, argv: UnsafePointer<UnsafeMutablePointer<CChar>?>,
+    envp: UnsafePointer<UnsafeMutablePointer<CChar>?>, standardOutput: Int32, standardError: Int32,
+    credentials: UnsafePointer<gestured_credentials>?, setup: UnsafePointer<gestured_child_setup>?
+  ) -> Result<ChildProcess, SystemError> {
+    let result = gestured_spawn(path, argv, envp, standardOutput, standardError, credentials, setup)
+    guard let failedStep = result.step else { return .success(ChildProcess(pid: result.pid)) }
+    if result.pid > 0 {
+      // The child failed before exec and has exited: this wait returns at once.
+      _ = try? ChildProcess(pid: result.pid).waitForExit()
+    }
+    let error = valueOrErrno(negated: result.error)
+    return .failure(
+      SystemError(operation: String(cString: failedStep), errno: error.failure ?? .ioError))
+  }
+
   /// Sends `signal` to the child's process group; a group already gone is no error.
   public func signalGroup(_ signal: Int32) {
     _ = kill(-pid, signal)
@@ -69,6 +90,14 @@ public struct ChildProcess: Hashable, Sendable {
     case .success(let descriptor): return descriptor
     case .failure(let error): throw SystemError(operation: "pidfd_open \(pid)", errno: error)
     }
+  }
+}
+
+extension Result {
+  /// The error of a failure; nil for a success.
+  fileprivate var failure: Failure? {
+    if case .failure(let error) = self { return error }
+    return nil
   }
 }
 
