@@ -54,6 +54,12 @@ extension LongPressRecognizer: Recognizer {
   /// Hold and drag: its steps follow the fingers from where it fired.
   static var measuresFromRecognition: Bool { true }
   static var needsFixedCountAtItsTime: Bool { true }
+
+  static func holdLimit(_ binding: Binding, _ t: Thresholds, name: String) -> HoldLimit {
+    HoldLimit(
+      duration: t.longPress, untilLifted: false,
+      reason: "\(name): until it moves beyond tap-slop (\(HoldLimit.distance(t.tapSlop))) or long-press fires")
+  }
   /// With `step`, its drag steps on moves.
   static func firesOnMoves(_ binding: Binding) -> Bool { binding.step != nil }
   var readsTravel: Bool { isPossible }

@@ -28,6 +28,9 @@ protocol Recognizer {
   static func firesOnMoves(_ binding: Binding) -> Bool
   /// Whether the sequence's track must keep rates for this kind's bindings.
   static func needsRates(_ thresholds: Thresholds) -> Bool
+  /// How long a forwarding device may hold a touch back for `binding` (named `name`), before
+  /// the finger-landing rule (`HoldLimit`): by default until it is recognized or lifts.
+  static func holdLimit(_ binding: Binding, _ thresholds: Thresholds, name: String) -> HoldLimit
   /// A new sequence begins.
   mutating func reset()
   /// A finger of the sequence landed before the count was fixed; `fingers` are all of them.
@@ -134,6 +137,9 @@ extension Recognizer {
   static var needsFixedCountAtItsTime: Bool { false }
   static func firesOnMoves(_ binding: Binding) -> Bool { false }
   static func needsRates(_ thresholds: Thresholds) -> Bool { false }
+  static func holdLimit(_ binding: Binding, _ thresholds: Thresholds, name: String) -> HoldLimit {
+    HoldLimit(duration: nil, untilLifted: true, reason: name)
+  }
   func landed(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Transition<State>? { nil }
   func countFixed(_ count: Int) -> Transition<State>? { nil }
   @inline(__always)

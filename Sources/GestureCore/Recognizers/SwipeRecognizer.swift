@@ -88,6 +88,14 @@ extension SwipeRecognizer: Recognizer {
   /// With `swipe-min-speed`, the release speed.
   static func needsRates(_ thresholds: Thresholds) -> Bool { thresholds.swipeMinSpeed > 0 }
 
+  static func holdLimit(_ binding: Binding, _ t: Thresholds, name: String) -> HoldLimit {
+    t.swipeMinSpeed > 0
+      ? HoldLimit(
+        duration: nil, untilLifted: true, reason: "\(name): swipe-min-speed, a fast release fires it at any age")
+      : HoldLimit(
+        duration: t.swipeMaxDuration, untilLifted: false, reason: "\(name): until swipe-max-duration or the lift")
+  }
+
   /// Judged on the fingers' mean displacement, in a sequence nothing else won.
   mutating func lastFingerUp(_ end: SequenceEnd) -> Transition<State>? {
     guard end.isOpen, isPossible else { return nil }

@@ -56,6 +56,16 @@ extension TapRecognizer: Recognizer {
   var recognized: Direction?? { state == .tapped ? .some(nil) : nil }
   var hasFailed: Bool { if case .failed = state { true } else { false } }
   static var waitsInChain: Bool { true }
+
+  /// A chain of N taps waits for all of them.
+  static func holdLimit(_ binding: Binding, _ t: Thresholds, name: String) -> HoldLimit {
+    let n = Microseconds(binding.taps)
+    return HoldLimit(
+      duration: n * t.tapMaxDuration + (n - 1) * t.multiTapGap, untilLifted: false,
+      reason: binding.taps == 1
+        ? "\(name): until it moves beyond tap-slop (\(HoldLimit.distance(t.tapSlop))) or tap-max-duration passes"
+        : "\(name): \(binding.taps) taps of up to tap-max-duration with multi-tap-gap between")
+  }
   var readsTravel: Bool { isPossible }
 
   mutating func moved(_ finger: inout SequenceFinger, travel: Double, in context: RecognizerContext)
