@@ -2,7 +2,8 @@
 /// it fires. `GestureArbiter` routes each contact to one of these when it lands.
 ///
 /// The sequence itself is one state machine (`SequenceState`, see TouchSequence.swift); the
-/// recognizers are one each per gesture kind (`RecognizerTable`). In a profile without a
+/// recognizers are one each per gesture kind (`RecognizerTable`), reached only through the
+/// table and the `Recognizer` protocol: this type names no kind. In a profile without a
 /// `simultaneous:` group the first gesture recognized wins the sequence and every other
 /// fails; with a group, its members all step in one sequence. Only bound gestures are
 /// recognized, so an unbound one can never steal a sequence. Which binding a recognized
