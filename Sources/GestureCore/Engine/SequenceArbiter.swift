@@ -208,6 +208,13 @@ struct SequenceArbiter {
     }
   }
 
+  /// `earliestDue` for a value of the independent regions' pool, if it serves one: one
+  /// access to the value in the pool rather than a read of its route and then the call.
+  @inline(__always)
+  mutating func earliestDueOnRoute(_ next: inout Int64, _ found: inout Bool) {
+    if route != nil { earliestDue(&next, &found) }
+  }
+
   /// For `earliestDue()` while forwarding: the first moment a held touch can no longer
   /// become any kind that time ends (`Recognizer.holdEnd`). Out of line, so that what it
   /// reads is not loaded at every frame without forwarding; mutating (though it changes
@@ -274,6 +281,16 @@ struct SequenceArbiter {
       if liveContacts == 0 { endSequence(into: &output) }
     }
     settleDisposition()
+  }
+
+  /// `frameEnded` for a value of the independent regions' pool, if it serves one (whether
+  /// it does); a value left with nothing to do serves none after it.
+  @inline(__always)
+  mutating func frameEndedOnRoute(into output: inout [GestureEvent]) -> Bool {
+    guard route != nil else { return false }
+    frameEnded(into: &output)
+    if isDone { route = nil }
+    return true
   }
 
   /// A contact of this route landed (`GestureArbiter` counted it in `liveContacts`);
