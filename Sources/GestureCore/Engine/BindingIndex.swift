@@ -28,18 +28,16 @@ struct BindingIndex {
     var highestTaps = 1
     /// The one-shot long press (no `step`).
     var longPress: Int?
-    /// Long presses with `direction` and `step`: after the long press fires, the fingers'
-    /// offset from there steps them as a pan (hold and drag). `width` is the step in mm.
-    var longPressDrags: [Continuous] = []
     /// Best first.
     var swipes: [SwipeCandidate] = []
-    /// Pan, pinch and rotate bindings, in binding order.
+    /// Pan, pinch and rotate bindings, and long presses with `direction` and `step` (after
+    /// the long press fires, the fingers' offset from there steps them as a pan: hold and
+    /// drag; `width` is the step in mm), in binding order.
     var continuous: [Continuous] = []
-    /// Continuous kinds with at least one binding here.
+    /// Pan, pinch and rotate: the kinds measured at every frame, with at least one binding here.
     var continuousKinds = GestureKindSet()
-
-    /// Whether a long press fires something here (one-shot or drag).
-    var longPressBound: Bool { longPress != nil || !longPressDrags.isEmpty }
+    /// Every kind with at least one binding here.
+    var kinds = GestureKindSet()
 
     /// Whether `kind` has a binding in `direction`.
     func isBound(_ kind: GestureKind, _ direction: Direction) -> Bool {
@@ -49,9 +47,9 @@ struct BindingIndex {
 
   private var sequences: [SequenceBindings]
   private let maxFingers: Int
-  /// `longPressBound(region:)` by region slot (0: no region): asked on every frame while a
-  /// long press is possible, so worked out here rather than over the sequences each time.
-  private var longPressByRegion: [Bool] = []
+  /// `kinds(region:)` by region slot (0: no region), worked out here rather than over the
+  /// sequences each time.
+  private var kindsByRegion: [GestureKindSet] = []
 
   init(profile: Profile, maxFingers: Int) {
     self.maxFingers = maxFingers
@@ -63,8 +61,8 @@ struct BindingIndex {
       }
     }
     self.sequences = sequences
-    longPressByRegion = (0...profile.regions.count).map { regionSlot in
-      (0..<maxFingers).contains { sequences[regionSlot * maxFingers + $0].longPressBound }
+    kindsByRegion = (0...profile.regions.count).map { regionSlot in
+      GestureKindSet((0..<maxFingers).flatMap { sequences[regionSlot * maxFingers + $0].kinds.kinds })
     }
   }
 
@@ -74,10 +72,10 @@ struct BindingIndex {
     return sequences[((region ?? -1) + 1) * maxFingers + f - 1]
   }
 
-  /// Whether a long press is bound for any finger count in `region`, so that an unbound
-  /// long press never arms a timer.
-  func longPressBound(region: Int?) -> Bool {
-    longPressByRegion[(region ?? -1) + 1]
+  /// The kinds bound for any finger count in `region`, so that an unbound long press never
+  /// arms a timer.
+  func kinds(region: Int?) -> GestureKindSet {
+    kindsByRegion[(region ?? -1) + 1]
   }
 
   private static func sequence(_ bindings: [Binding], region: Int?, fingers: Int) -> SequenceBindings {
@@ -94,17 +92,21 @@ struct BindingIndex {
       case .tap:
         if result.taps[b.taps] == nil { result.taps[b.taps] = index }
         result.highestTaps = max(result.highestTaps, b.taps)
+        result.kinds.insert(b.gesture)
       case .longPress:
         if let direction = b.direction, let step = b.step {
           guard taken.insert("\(b.gesture.rawValue) \(direction.rawValue)").inserted else { continue }
-          result.longPressDrags.append(
+          result.continuous.append(
             Continuous(binding: index, kind: .longPress, direction: direction, width: step, step: step))
+          result.kinds.insert(b.gesture)
         } else if result.longPress == nil {
           result.longPress = index
+          result.kinds.insert(b.gesture)
         }
       case .swipe:
         if let direction = b.direction {
           result.swipes.append(SwipeCandidate(binding: index, direction: direction, edge: b.edge))
+          result.kinds.insert(b.gesture)
         }
       case .pan, .pinch, .rotate:
         guard let direction = b.direction, taken.insert("\(b.gesture.rawValue) \(direction.rawValue)").inserted
@@ -113,6 +115,7 @@ struct BindingIndex {
         result.continuous.append(
           Continuous(binding: index, kind: b.gesture, direction: direction, width: width, step: b.step))
         result.continuousKinds.insert(b.gesture)
+        result.kinds.insert(b.gesture)
       }
     }
     // Rank: region-specific before region-less, edge before plain (stable within a rank).
@@ -123,7 +126,6 @@ struct BindingIndex {
       rank($0.element) != rank($1.element) ? rank($0.element) > rank($1.element) : $0.offset < $1.offset
     }.map(\.element)
     result.continuous.sort { $0.binding < $1.binding }
-    result.longPressDrags.sort { $0.binding < $1.binding }
     return result
   }
 }

@@ -164,7 +164,7 @@ struct GestureArbiter {
 
   @inline(never)
   private mutating func independentEarliestDue(_ next: inout Int64, _ found: inout Bool) {
-    for k in independent.indices where independent[k].route != nil { independent[k].earliestDue(&next, &found) }
+    for k in independent.indices { independent[k].earliestDueOnRoute(&next, &found) }
   }
 
   /// Runs everything due at or before `time`, in time order.
@@ -237,9 +237,7 @@ struct GestureArbiter {
   ) {
     setNow(time)
     frameSequence = shared.state.isActive ? shared.sequence.number : nil
-    if frameSequence == nil, hasIndependentRegions {
-      frameSequence = independent.first { $0.route != nil && $0.state.isActive }?.sequence.number
-    }
+    if frameSequence == nil, hasIndependentRegions { frameSequence = firstActiveIndependentSequence() }
     // What the sequences trace and decide is taken once, after the frame: a sequence's lines
     // stay together, and the shared sequence's come in the order they happened.
     for change in changes {
@@ -256,11 +254,17 @@ struct GestureArbiter {
     nextDeadline = earliestDue()
   }
 
+  /// The number of the first independent sequence active. Out of line, so that the frame's
+  /// own path stays as short as without independent regions; mutating (though it changes
+  /// nothing), so that the arbiter is passed in place rather than copied.
+  @inline(never)
+  private mutating func firstActiveIndependentSequence() -> Int? {
+    independent.first { $0.route != nil && $0.state.isActive }?.sequence.number
+  }
+
   private mutating func independentFramesEnded(into output: inout [GestureEvent]) {
-    for k in independent.indices where independent[k].route != nil {
-      independent[k].frameEnded(into: &output)
+    for k in independent.indices where independent[k].frameEndedOnRoute(into: &output) {
       flushIndependent(k)
-      if independent[k].isDone { independent[k].route = nil }
     }
   }
 

@@ -2,7 +2,8 @@
 /// it fires. `GestureArbiter` routes each contact to one of these when it lands.
 ///
 /// The sequence itself is one state machine (`SequenceState`, see TouchSequence.swift); the
-/// recognizers are one each per gesture kind (`RecognizerTable`). In a profile without a
+/// recognizers are one each per gesture kind (`RecognizerTable`), reached only through the
+/// table and the `Recognizer` protocol: this type names no kind. In a profile without a
 /// `simultaneous:` group the first gesture recognized wins the sequence and every other
 /// fails; with a group, its members all step in one sequence. Only bound gestures are
 /// recognized, so an unbound one can never steal a sequence. Which binding a recognized
@@ -43,18 +44,26 @@ struct SequenceArbiter {
   /// The sequence's fingers measured from its reference: what the measures, the stream and
   /// the swipe's release speed read.
   private var track = MotionTrack()
-  /// Where the fingers were when the long press fired: its drag steps and its stream are
-  /// measured from there (nil until it fires).
-  private var longPressReference: MotionReference?
-  /// The long press fired with drag levels: a frame's one test of whether they follow.
+  /// The kind measured from its recognition (`Recognizer.measuresFromRecognition`) once
+  /// recognized, and where the fingers were then: its steps (hold and drag) and its stream
+  /// are measured from there.
+  private var recognitionKind: GestureKind?
+  private var recognitionReference: MotionReference?
+  /// It was recognized with step levels: a frame's one test of whether they follow.
   private var dragging = false
-  /// Where the long press's drag levels begin in `levels` (they run to its end).
-  private var dragLevelStart = 0
+  /// Its levels in `levels` (the last run).
+  private var dragLevels = 0..<0
   /// The continuous gestures' streams in this sequence (followed while `reportsStream`).
   private var streams = GestureStreams()
-  /// A binding needs the rates without the stream: a swipe with `swipe-min-speed`.
-  private let swipesNeedRates: Bool
-  private var multiTap = MultiTapRecognizer()
+  /// The kinds whose bindings need the rates without the stream (a swipe with
+  /// `swipe-min-speed`).
+  private let kindsNeedingRates: GestureKindSet
+  /// The tap chain: the taps of successive sequences that wait for more.
+  private var chain = MultiTapRecognizer()
+  /// The kind whose recognitions wait in the chain (`Recognizer.waitsInChain`).
+  private let chainKind = GestureKind.allCases.first { RecognizerTable.recognizer(of: $0).waitsInChain }
+  /// The kinds bound in the current sequence's region, for any finger count.
+  private var boundInRegion = GestureKindSet()
   var now = Timestamp(microseconds: 0) {
     didSet { tracer.now = now }
   }
@@ -71,20 +80,38 @@ struct SequenceArbiter {
   /// this is false (docs/devices.md, "Reading at contact changes").
   var firesOnMoves: Bool {
     if hasContinuousBindings { return true }
-    if recognizers.tap.isPossible, case .continuing = multiTap.state { return true }
-    return false
+    guard case .continuing = chain.state else { return false }
+    var possible = false
+    RecognizerTable.forEachKind { kind in
+      possible = possible || recognizers.ask(kind, RecognizerQueries.Chain()).possible
+    }
+    return possible
   }
   private let hasContinuousBindings: Bool
 
-  /// Whether a deadline can fire something now: a long press that is possible and bound, a
-  /// tap chain (its gap's end, or its next touch's count, duration or drop ending it),
-  /// steps (continuous bindings) and forwarding's held touches. Otherwise every deadline
-  /// pending only moves the state on (the end of the landing, a contact held still), which
-  /// the engine does by itself before the next event stamped after it, with the same result.
+  /// Whether a deadline can fire something now: a recognizer whose time fires something
+  /// (a long press that is possible and bound), a tap chain (its gap's end, or its next
+  /// touch's count, duration or drop ending it), steps (continuous bindings) and
+  /// forwarding's held touches. Otherwise every deadline pending only moves the state on
+  /// (the end of the landing, a contact held still), which the engine does by itself before
+  /// the next event stamped after it, with the same result.
   var deadlineCanFire: Bool {
     if hasContinuousBindings || forwarding { return true }
-    if case .idle = multiTap.state {} else { return true }
-    return state.isActive && recognizers.longPress.isPossible && index.longPressBound(region: sequence.region)
+    if case .idle = chain.state {} else { return true }
+    guard state.isActive else { return false }
+    let query = RecognizerQueries.WakeTime(times: times)
+    var wakes = false
+    RecognizerTable.forEachKind { kind in wakes = wakes || recognizers.ask(kind, query) != nil }
+    return wakes
+  }
+
+  /// What the recognizers' deadlines are worked out from.
+  private var times: SequenceTimes {
+    var chainContinuing = false
+    if case .continuing = chain.state { chainContinuing = true }
+    return SequenceTimes(
+      start: sequence.startTime, now: now, thresholds: thresholds, chainContinuing: chainContinuing,
+      boundInRegion: boundInRegion)
   }
 
   // Forwarding (`forward: true`): what becomes of each sequence's raw frames.
@@ -114,17 +141,19 @@ struct SequenceArbiter {
     limits = RecognitionLimits(thresholds, slop: slop)
     forwarding = profile.forward
     hasContinuousBindings = profile.bindings.contains {
-      GestureKind.continuous.contains($0.gesture) || ($0.gesture == .longPress && $0.step != nil)
+      RecognizerTable.recognizer(of: $0.gesture).firesOnMoves($0)
     }
-    swipesNeedRates = thresholds.swipeMinSpeed > 0 && profile.bindings.contains { $0.gesture == .swipe }
+    let thresholds = thresholds
+    kindsNeedingRates = GestureKindSet(
+      GestureKind.allCases.filter { RecognizerTable.recognizer(of: $0).needsRates(thresholds) })
     levels.reserveCapacity(profile.bindings.count)
-    levelRunEnds.reserveCapacity(GestureKind.continuous.count)
+    levelRunEnds.reserveCapacity(GestureKind.allCases.count)
   }
 
   /// Whether nothing is left of the last sequence: no contact, no tap chain waiting, nothing
   /// held. A value of the pool that is done may serve another region.
   var isDone: Bool {
-    !state.isActive && liveContacts == 0 && multiTap.state == .idle && chainSequences.isEmpty
+    !state.isActive && liveContacts == 0 && chain.state == .idle && chainSequences.isEmpty
   }
 
   /// Moves what was traced and decided since the last call to the engine's own.
@@ -166,58 +195,73 @@ struct SequenceArbiter {
         found = true
       }
     }
-    if let gapEnd = multiTap.deadline(gap: thresholds.multiTapGap) { consider(gapEnd) }
+    if let gapEnd = chain.deadline(gap: thresholds.multiTapGap) { consider(gapEnd) }
     if state.isActive {
       let start = sequence.startTime
       if state == .landing { consider(start + thresholds.fingerLanding) }
-      // A tap's and a long press's time only fire something in a tap chain, or when bound.
-      if case .continuing = multiTap.state, let held = recognizers.tap.deadline(start: start, thresholds: thresholds) {
-        consider(held)
+      // Only the times that fire something: a tap's in a tap chain, a long press's when bound.
+      let query = RecognizerQueries.WakeTime(times: times)
+      RecognizerTable.forEachKind { kind in
+        if let t = recognizers.ask(kind, query) { consider(t) }
       }
-      // The recognizer's own state first: the index is looked up only while it is possible.
-      if recognizers.longPress.isPossible, index.longPressBound(region: sequence.region),
-        let pressed = recognizers.longPress.deadline(start: start, thresholds: thresholds)
-      {
-        consider(pressed)
-      }
-      if forwarding, let held = heldTouchDeadline(start: start) { consider(held) }
+      if forwarding, let held = heldTouchDeadline() { consider(held) }
     }
   }
 
-  /// For `earliestDue()` while forwarding: the first moment a held touch can no longer be a
-  /// tap or a swipe. Out of line, so that what it reads is not loaded at every frame
-  /// without forwarding too; mutating (though it changes nothing), so that the arbiter is
-  /// passed in place: a non-mutating call was passed a copy of it.
+  /// `earliestDue` for a value of the independent regions' pool, if it serves one: one
+  /// access to the value in the pool rather than a read of its route and then the call.
+  @inline(__always)
+  mutating func earliestDueOnRoute(_ next: inout Int64, _ found: inout Bool) {
+    if route != nil { earliestDue(&next, &found) }
+  }
+
+  /// For `earliestDue()` while forwarding: the first moment a held touch can no longer
+  /// become any kind that time ends (`Recognizer.holdEnd`). Out of line, so that what it
+  /// reads is not loaded at every frame without forwarding; mutating (though it changes
+  /// nothing), so that the arbiter is passed in place rather than copied.
   @inline(never)
-  private mutating func heldTouchDeadline(start: Timestamp) -> Timestamp? {
+  private mutating func heldTouchDeadline() -> Timestamp? {
     guard isUndecided else { return nil }
     var next: Timestamp?
-    if recognizers.tap.isPossible { next = start + thresholds.tapMaxDuration + 1 }
-    // With swipe-min-speed a swipe can fire at any age: only its lift decides it.
-    if recognizers.swipe.isPossible, thresholds.swipeMinSpeed <= 0, now <= start + thresholds.swipeMaxDuration {
-      let swipeEnd = start + thresholds.swipeMaxDuration + 1
-      if next.map({ swipeEnd < $0 }) ?? true { next = swipeEnd }
+    let query = RecognizerQueries.HoldEnd(times: times)
+    RecognizerTable.forEachKind { kind in
+      if let end = recognizers.ask(kind, query), next.map({ end < $0 }) ?? true { next = end }
     }
     return next
   }
 
-  /// Runs this sequence's deadlines due at `time` (the landing's end, the tap's and long
-  /// press's times, the tap chain's gap); `GestureArbiter` then drops stuck contacts and
-  /// calls `deadlinesRan`.
+  /// Runs this sequence's deadlines due at `time` (the landing's end, the recognizers'
+  /// times, the tap chain's gap); `GestureArbiter` then drops stuck contacts and calls
+  /// `deadlinesRan`.
   mutating func runDeadlines(at time: Timestamp, into output: inout [GestureEvent]) {
     if state.isActive {
       let start = sequence.startTime
       if state == .landing, time >= start + thresholds.fingerLanding { fixCount(into: &output) }
-      if let held = recognizers.tap.deadline(start: start, thresholds: thresholds), time >= held,
-        let t = recognizers.tap.heldTooLong()
-      {
-        changed(t, of: TapRecognizer.self, into: &output)
+      let deadline = RecognizerQueries.Deadline(start: start, thresholds: thresholds)
+      RecognizerTable.forEachKind { kind in
+        if let due = recognizers.ask(kind, deadline), time >= due { timeReached(kind, into: &output) }
       }
-      if time >= start + thresholds.longPress { longPressTimeReached(into: &output) }
     }
-    if let gapEnd = multiTap.deadline(gap: thresholds.multiTapGap), time >= gapEnd {
-      finish(multiTap.gapElapsed(), into: &output)
+    if let gapEnd = chain.deadline(gap: thresholds.multiTapGap), time >= gapEnd {
+      finish(chain.gapElapsed(), into: &output)
     }
+  }
+
+  /// `kind`'s time has come.
+  @inline(__always)
+  private mutating func timeReached(_ kind: GestureKind, into output: inout [GestureEvent]) {
+    if recognizers.ask(kind, RecognizerQueries.NeedsFixedCount()) {
+      fixCount(into: &output)
+      // Fixing the count may have let another gesture win.
+      guard
+        recognizers.ask(kind, RecognizerQueries.Deadline(start: sequence.startTime, thresholds: thresholds))
+          != nil
+      else { return }
+    }
+    var reached = RecognizerActions.TimeReached(
+      sequence: SequenceAtDeadline(
+        isOpenWithEveryFinger: state == .open && sequence.fingersDown == sequence.fingerCount, bound: bound.kinds))
+    if recognizers.apply(kind, &reached, trace: &tracer) { settled(kind, into: &output) }
   }
 
   /// After a deadline run: a sequence left without contacts ends.
@@ -237,6 +281,16 @@ struct SequenceArbiter {
       if liveContacts == 0 { endSequence(into: &output) }
     }
     settleDisposition()
+  }
+
+  /// `frameEnded` for a value of the independent regions' pool, if it serves one (whether
+  /// it does); a value left with nothing to do serves none after it.
+  @inline(__always)
+  mutating func frameEndedOnRoute(into output: inout [GestureEvent]) -> Bool {
+    guard route != nil else { return false }
+    frameEnded(into: &output)
+    if isDone { route = nil }
+    return true
   }
 
   /// A contact of this route landed (`GestureArbiter` counted it in `liveContacts`);
@@ -268,14 +322,18 @@ struct SequenceArbiter {
     // The sequence's fingers are mostly the contacts, in the same order.
     guard state.isActive, !state.isClosed, let f = sequence.index(of: change.id, tryingFirst: c) else { return }
     sequence.fingers[f].current = change.position
-    // The travel from where the finger landed only matters to the tap and the long press.
-    guard recognizers.tap.isPossible || recognizers.longPress.isPossible else { return }
+    // The travel from where the finger landed matters only to some kinds (the tap, the long
+    // press), while they are possible.
+    var readsTravel = false
+    RecognizerTable.forEachKind { kind in
+      readsTravel = readsTravel || recognizers.ask(kind, RecognizerQueries.ReadsTravel())
+    }
+    guard readsTravel else { return }
     fingerTravelled(f, into: &output)
   }
 
-  /// Finger `f` moved while a tap or a long press is possible: its travel from where it
-  /// landed, which only matters beyond the slop (within it, both take 0 as they would the
-  /// real distance).
+  /// Finger `f` moved while a recognizer reads its travel from where it landed, which only
+  /// matters beyond the slop (within it, they take 0 as they would the real distance).
   @inline(never)
   private mutating func fingerTravelled(_ f: Int, into output: inout [GestureEvent]) {
     let squared = geometry.squaredDistance(sequence.fingers[f].down, sequence.fingers[f].current)
@@ -364,9 +422,11 @@ struct SequenceArbiter {
       SequenceFinger(contact: change.id, downTime: now, down: change.position, current: change.position))
     let start = change.position.clamped
     sequence.region = profile.region(atX: start.x, y: start.y)
+    boundInRegion = index.kinds(region: sequence.region)
     var reset = RecognizerActions.Reset()
     forEachRecognizer(&reset, into: &output)
-    longPressReference = nil
+    recognitionKind = nil
+    recognitionReference = nil
     dragging = false
     streams.reset()
     if tracer.isOn {
@@ -379,12 +439,12 @@ struct SequenceArbiter {
     transition(.fingerDown)
     fingersLanded(into: &output)
     let near = isNearChain(change.position)
-    finish(multiTap.touchBegan(region: sequence.region, isNear: near), into: &output)
+    finish(chain.touchBegan(region: sequence.region, isNear: near), into: &output)
   }
 
   /// Whether `point` is within `multi-tap-distance` of the waiting tap chain's first tap.
   private func isNearChain(_ point: Point) -> Bool {
-    switch multiTap.state {
+    switch chain.state {
     case .idle: true
     case .waiting(let chain), .continuing(let chain): geometry.distance(point, chain.centroid) <= multiTapDistance
     }
@@ -395,25 +455,27 @@ struct SequenceArbiter {
   private mutating func fingersLanded(into output: inout [GestureEvent]) {
     bound = index.sequence(region: sequence.region, fingers: sequence.fingerCount)
     var quantities = MotionTrack.quantities(for: bound.continuousKinds)
-    if !bound.longPressDrags.isEmpty { quantities.insert(.centroid) }
-    if reportsStream || (swipesNeedRates && !bound.swipes.isEmpty) { quantities.insert(.rates) }
-    track.quantities = quantities
-    track.restart(sequence.fingers, geometry: geometry, at: now)
-    var landed = RecognizerActions.Landed(fingers: sequence.fingers, geometry: geometry)
-    forEachRecognizer(&landed, into: &output)
+    if reportsStream || !bound.kinds.isDisjoint(with: kindsNeedingRates) { quantities.insert(.rates) }
     levels.removeAll(keepingCapacity: true)
     levelRunEnds.removeAll(keepingCapacity: true)
-    RecognizerTable.forEachContinuousKind { kind in
+    dragLevels = 0..<0
+    RecognizerTable.forEachSteppingKind { kind in
+      let runStart = levels.count
       for c in bound.continuous where c.kind == kind {
         guard let width = c.width else { continue }
         levels.append(StepLevel(binding: c.binding, kind: kind, direction: c.direction, width: width))
       }
       levelRunEnds.append(levels.count)
+      if recognizers.ask(kind, RecognizerQueries.MeasuresFromRecognition()) {
+        dragLevels = runStart..<levels.count
+      }
     }
-    dragLevelStart = levels.count
-    for c in bound.longPressDrags {
-      levels.append(StepLevel(binding: c.binding, kind: .longPress, direction: c.direction, width: c.step ?? 0))
-    }
+    // A drag's offset is the centroid's.
+    if !dragLevels.isEmpty { quantities.insert(.centroid) }
+    track.quantities = quantities
+    track.restart(sequence.fingers, geometry: geometry, at: now)
+    var landed = RecognizerActions.Landed(fingers: sequence.fingers, geometry: geometry)
+    forEachRecognizer(&landed, into: &output)
   }
 
   private mutating func lateFinger(into output: inout [GestureEvent]) {
@@ -442,7 +504,7 @@ struct SequenceArbiter {
     var fixed = RecognizerActions.CountFixed(count: count)
     forEachRecognizer(&fixed, into: &output)
     let near = isNearChain(sequence.downCentroid)
-    finish(multiTap.fingersFixed(count: count, isNear: near), into: &output)
+    finish(chain.fingersFixed(count: count, isNear: near), into: &output)
     if stepping { evaluateContinuous(into: &output) }
   }
 
@@ -453,28 +515,13 @@ struct SequenceArbiter {
 
   private mutating func endSequence(into output: inout [GestureEvent]) {
     fixCount(stepping: false, into: &output)
-    let duration = now - sequence.startTime
-    if state == .open, recognizers.swipe.isPossible {
-      var dx = 0.0
-      var dy = 0.0
-      for finger in sequence.fingers {
-        let d = geometry.millimetres(from: finger.down, to: finger.current)
-        dx += d.dx
-        dy += d.dy
-      }
-      let n = Double(max(1, sequence.fingerCount))
-      let track = self.track
-      let t = recognizers.swipe.lastFingerUp(
-        displacement: (dx / n, dy / n), duration: duration, geometry: geometry, thresholds: thresholds,
-        releaseSpeed: { track.speed(along: $0) })
-      trace(SwipeRecognizer.kind.rawValue, t)
-      if case .recognized(let direction) = recognizers.swipe.state, let binding = swipeBinding(direction) {
-        win(.swipe, into: &output)
-        fire(binding: binding, gesture: .swipe, direction: direction, into: &output)
-      }
-    }
-    if let t = recognizers.tap.lastFingerUp(duration: duration, maxDuration: thresholds.tapMaxDuration) {
-      changed(t, of: TapRecognizer.self, into: &output)
+    // Each judged kind sees the state the one before it left (a swipe that won fails the tap).
+    RecognizerTable.forEachKindAtLastLift { kind in
+      var up = RecognizerActions.LastFingerUp(
+        end: SequenceEnd(
+          fingers: sequence.fingers, duration: now - sequence.startTime, geometry: geometry, thresholds: thresholds,
+          isOpen: state == .open, track: track))
+      if recognizers.apply(kind, &up, trace: &tracer) { settled(kind, into: &output) }
     }
     if case .claimed = state { endSteps(.lift, into: &output) }
     transition(.lastFingerUp)
@@ -483,28 +530,34 @@ struct SequenceArbiter {
 
   // MARK: Recognition
 
-  /// `action` on every recognizer of the table, in its order; each transition is traced.
-  /// The tap goes first, and its outcome reaches the tap chain before the others hear of it.
+  /// `action` on every recognizer of the table, in its order; each transition is traced,
+  /// and reaches the tap chain before the next kind hears of the action.
   @inline(__always)
   private mutating func forEachRecognizer<A: RecognizerAction>(_ action: inout A, into output: inout [GestureEvent]) {
-    if recognizers.applyToTap(&action, trace: &tracer) { tapSettled(into: &output) }
-    recognizers.applyToTheOthers(&action, trace: &tracer)
+    RecognizerTable.forEachKind { kind in
+      if recognizers.apply(kind, &action, trace: &tracer), recognizers.ask(kind, RecognizerQueries.Chain()).waits {
+        chainHears(kind, into: &output)
+      }
+    }
   }
 
-  /// A recognizer moved: traced, and a tap's outcome goes on to the tap chain.
-  private mutating func changed<R: Recognizer>(
-    _ t: Transition<R.State>, of recognizer: R.Type, into output: inout [GestureEvent]
-  ) {
-    trace(R.kind.rawValue, t)
-    if R.kind == .tap { tapSettled(into: &output) }
+  /// `kind`'s recognizer moved on (traced already): one that waits in the tap chain goes
+  /// there, one recognized otherwise wins the sequence and fires.
+  private mutating func settled(_ kind: GestureKind, into output: inout [GestureEvent]) {
+    if recognizers.ask(kind, RecognizerQueries.Chain()).waits {
+      chainHears(kind, into: &output)
+    } else if let direction = recognizers.ask(kind, RecognizerQueries.Recognized()) {
+      recognized(kind, direction, into: &output)
+    }
   }
 
-  /// The tap recognizer moved on: a failed tap ends a chain, a finished one joins it.
-  private mutating func tapSettled(into output: inout [GestureEvent]) {
-    switch recognizers.tap.state {
-    case .failed:
-      finish(multiTap.notATap(), into: &output)
-    case .tapped:
+  /// A recognizer that waits in the tap chain moved on: failed, it ends a chain; done, it
+  /// joins it.
+  private mutating func chainHears(_ kind: GestureKind, into output: inout [GestureEvent]) {
+    let state = recognizers.ask(kind, RecognizerQueries.Chain())
+    if state.failed {
+      finish(chain.notATap(), into: &output)
+    } else if !state.possible {
       if isUndecided {
         // Its fate is the chain's now (decided in `finish`, maybe at once).
         chainSequences.append(sequence.number)
@@ -512,13 +565,30 @@ struct SequenceArbiter {
       }
       let fingers = sequence.fingerCount
       let highest = index.sequence(region: sequence.region, fingers: fingers).highestTaps
-      let action = multiTap.tapped(
+      let action = chain.tapped(
         fingers: fingers, region: sequence.region, position: sequence.firstDown, centroid: sequence.downCentroid,
         at: now, highestBound: highest)
       finish(action, into: &output)
-    case .possible:
-      break
     }
+  }
+
+  /// `kind` was recognized (in `direction`, for a kind that has one): it wins the sequence
+  /// and fires what is bound for it; nothing bound, it fires nothing and wins nothing.
+  private mutating func recognized(_ kind: GestureKind, _ direction: Direction?, into output: inout [GestureEvent]) {
+    let near = EdgeProximity(start: sequence.firstDown.clamped, width: edgeWidth, geometry: geometry)
+    let oneShot = recognizers.ask(
+      kind, RecognizerQueries.OneShotBinding(direction: direction, bound: bound, near: near))
+    let measuresFromHere = recognizers.ask(kind, RecognizerQueries.MeasuresFromRecognition())
+    let hasLevels = measuresFromHere ? !dragLevels.isEmpty : false
+    guard oneShot != nil || hasLevels || bound.continuousKinds.contains(kind) else { return }
+    win(kind, into: &output)
+    if measuresFromHere {
+      recognitionKind = kind
+      recognitionReference = track.here
+      dragging = hasLevels
+    }
+    if let oneShot { fire(binding: oneShot, gesture: kind, direction: direction, into: &output) }
+    if reportsStream { beginStream(kind) }
   }
 
   /// Fires a finished tap chain's binding for exactly its count, if one is bound.
@@ -530,27 +600,11 @@ struct SequenceArbiter {
     if tracer.keepsRecords {
       tracer.keep(.tapChainEnded(taps: chain.taps, fingers: chain.fingers, region: chain.region, bound: binding != nil))
     }
-    guard let binding else { return }
+    guard let binding, let chainKind else { return }
     output.append(
       GestureEvent(
-        time: now, binding: binding, gesture: .tap, sequence: sequence.number, fingers: chain.fingers,
+        time: now, binding: binding, gesture: chainKind, sequence: sequence.number, fingers: chain.fingers,
         taps: chain.taps, position: chain.position.clamped, region: chain.region))
-  }
-
-  private mutating func longPressTimeReached(into output: inout [GestureEvent]) {
-    guard recognizers.longPress.isPossible else { return }
-    fixCount(into: &output)
-    guard recognizers.longPress.isPossible else { return }
-    guard state == .open, sequence.fingersDown == sequence.fingerCount, bound.longPressBound else {
-      trace(LongPressRecognizer.kind.rawValue, recognizers.longPress.fail(.wrongFingerCount))
-      return
-    }
-    trace(LongPressRecognizer.kind.rawValue, recognizers.longPress.timeReached())
-    win(.longPress, into: &output)
-    longPressReference = track.here
-    dragging = dragLevelStart < levels.count
-    if let binding = bound.longPress { fire(binding: binding, gesture: .longPress, into: &output) }
-    if reportsStream { beginStream(.longPress) }
   }
 
   /// After a frame: the continuous gestures follow the fingers, step levels follow them,
@@ -568,17 +622,19 @@ struct SequenceArbiter {
     if dragging { followDrag(into: &output) }
     if reportsStream, streams.anyStreaming {
       let values = track.values(from: track.reference, geometry: geometry)
-      let pressed = longPressReference.map { track.values(from: $0, geometry: geometry) } ?? values
-      streams.change(values, longPress: pressed, streamFrame, into: &streamEvents)
+      let fromRecognition = recognitionReference.map { track.values(from: $0, geometry: geometry) } ?? values
+      streams.change(values, fromRecognition: fromRecognition, streamFrame, into: &streamEvents)
     }
   }
 
-  /// A long press that fired with drag bindings: their levels follow the fingers' offset
-  /// from where it fired and step as a pan's (hold and drag).
+  /// A kind measured from its recognition that was recognized with step levels: they follow
+  /// the fingers' offset from there and step as a pan's (hold and drag).
   private mutating func followDrag(into output: inout [GestureEvent]) {
-    guard let reference = longPressReference, state.claimed.contains(.longPress) else { return }
+    guard let reference = recognitionReference, let kind = recognitionKind, state.claimed.contains(kind) else {
+      return
+    }
     let (dx, dy) = track.offset(from: reference, geometry: geometry)
-    for i in dragLevelStart..<levels.count {
+    for i in dragLevels {
       let measure = levels[i].direction.isHorizontal ? dx : dy
       guard levels[i].wouldMove(measure) else { continue }
       let moved = levels[i].follow(measure)
@@ -591,9 +647,9 @@ struct SequenceArbiter {
     StreamEmitter.Frame(time: now, sequence: sequence.number, fingers: sequence.fingerCount, region: sequence.region)
   }
 
-  /// `kind` was recognized (a long press: fired): its stream begins.
+  /// `kind` was recognized: its stream begins.
   private mutating func beginStream(_ kind: GestureKind) {
-    let reference = kind == .longPress ? (longPressReference ?? track.reference) : track.reference
+    let reference = kind == recognitionKind ? (recognitionReference ?? track.reference) : track.reference
     let values = track.values(from: reference, geometry: geometry)
     trace("\(kind.rawValue) stream", streams.begin(kind, values, streamFrame, into: &streamEvents))
   }
@@ -615,8 +671,7 @@ struct SequenceArbiter {
   }
 
   /// `evaluateContinuous` for one kind, whose levels are `run`. Inlined with `kind` a
-  /// constant, so that every switch on it folds away: a loop over the kinds dispatched on
-  /// the kind at every level and call (about 600 instructions a two-finger frame).
+  /// constant, so that every switch on it folds away rather than running at every level.
   @inline(__always)
   private mutating func evaluateContinuous(
     _ kind: GestureKind, levels run: Range<Int>, stepping: Bool, into output: inout [GestureEvent]
@@ -636,12 +691,7 @@ struct SequenceArbiter {
     guard stepping, !recognized,
       let direction = recognizers.recognizeIfCrossed(kind, bound.continuous, limits: limits, trace: &tracer)
     else { return }
-    win(kind, into: &output)
-    if reportsStream { beginStream(kind) }
-    if let oneShot = bound.continuous.first(where: { $0.kind == kind && $0.direction == direction && $0.width == nil })
-    {
-      fire(binding: oneShot.binding, gesture: kind, direction: direction, into: &output)
-    }
+    self.recognized(kind, direction, into: &output)
     for i in run {
       fireSteps(level: i, count: levels[i].due, into: &output)
     }
@@ -674,7 +724,7 @@ struct SequenceArbiter {
       fingers: sequence.fingerCount, direction: direction, position: sequence.firstDown.clamped,
       region: sequence.region)
     recognizers.report(gesture, into: &event)
-    if gesture == .longPress, phase != .oneShot, let reference = longPressReference {
+    if gesture == recognitionKind, phase != .oneShot, let reference = recognitionReference {
       (event.dx, event.dy) = track.offset(from: reference, geometry: geometry)
     }
     return event
@@ -709,28 +759,6 @@ struct SequenceArbiter {
     if reportsStream { streams.end(reason, streamFrame, into: &streamEvents, trace: &tracer) }
   }
 
-  /// The best swipe binding in `direction` (the index ranks them): an edge swipe needs the
-  /// sequence to start near its edge.
-  private func swipeBinding(_ direction: Direction) -> Int? {
-    let start = sequence.firstDown.clamped
-    for candidate in bound.swipes where candidate.direction == direction {
-      if let edge = candidate.edge, !isNear(edge, start) { continue }
-      return candidate.binding
-    }
-    return nil
-  }
-
-  // MARK: Geometry
-
-  private func isNear(_ edge: Edge, _ p: Point) -> Bool {
-    switch edge {
-    case .left: p.x * geometry.width <= edgeWidth
-    case .right: (1 - p.x) * geometry.width <= edgeWidth
-    case .top: p.y * geometry.height <= edgeWidth
-    case .bottom: (1 - p.y) * geometry.height <= edgeWidth
-    }
-  }
-
   /// The sequence is cancelled from outside (device gone, reload): steps going end, nothing
   /// else fires, and its contacts are forgotten.
   mutating func reset(at time: Timestamp, into output: inout [GestureEvent]) {
@@ -738,7 +766,7 @@ struct SequenceArbiter {
     if case .claimed = state { endSteps(.cancel, into: &output) }
     if state.isActive { transition(.reset) }
     liveContacts = 0
-    multiTap.reset()
+    chain.reset()
     // Nothing is decided for what was held: the runtime drops it with the reset.
     chainSequences.removeAll(keepingCapacity: true)
     currentOutcome = nil
@@ -785,22 +813,15 @@ struct SequenceArbiter {
     guard state.isActive, !state.isClosed else { return false }
     if !state.claimed.isEmpty { return true }
     let last = state == .landing ? TouchSequence.maxFingers : sequence.fingerCount
-    let lifted = sequence.firstLift != nil
-    let start = sequence.firstDown.clamped
-    let swipeInTime = thresholds.swipeMinSpeed > 0 || now - sequence.startTime <= thresholds.swipeMaxDuration
+    let soFar = SequenceSoFar(
+      lifted: sequence.firstLift != nil, age: now - sequence.startTime, thresholds: thresholds,
+      near: EdgeProximity(start: sequence.firstDown.clamped, width: edgeWidth, geometry: geometry))
     for fingers in sequence.fingerCount...max(sequence.fingerCount, last) {
-      let b = index.sequence(region: sequence.region, fingers: fingers)
-      if recognizers.tap.isPossible, !b.taps.isEmpty { return true }
-      if recognizers.swipe.isPossible, swipeInTime,
-        b.swipes.contains(where: { candidate in candidate.edge.map { isNear($0, start) } ?? true })
-      {
-        return true
-      }
-      guard !lifted else { continue }
-      if recognizers.longPress.isPossible, b.longPressBound { return true }
-      for kind in GestureKind.continuous where b.continuousKinds.contains(kind) && recognizers.isPossible(kind) {
-        return true
-      }
+      let query = RecognizerQueries.CanStillFire(
+        bound: index.sequence(region: sequence.region, fingers: fingers), sequence: soFar)
+      var can = false
+      RecognizerTable.forEachKind { kind in can = can || recognizers.ask(kind, query) }
+      if can { return true }
     }
     return false
   }

@@ -138,15 +138,15 @@ struct GestureStreams {
   }
 
   /// A frame: pan, pinch and rotate take `values` (measured from the sequence's reference),
-  /// the long press `longPressValues` (from where it fired).
+  /// the long press `fromRecognition` (from where it fired).
   mutating func change(
-    _ values: StreamValues, longPress longPressValues: StreamValues, _ frame: StreamEmitter.Frame,
+    _ values: StreamValues, fromRecognition: StreamValues, _ frame: StreamEmitter.Frame,
     into events: inout [GestureStreamEvent]
   ) {
     pan.change(values, frame, into: &events)
     pinch.change(values, frame, into: &events)
     rotate.change(values, frame, into: &events)
-    longPress.change(longPressValues, frame, into: &events)
+    longPress.change(fromRecognition, frame, into: &events)
   }
 
   /// Ends every stream going, except those of `sparing`; calls `trace` with each kind's

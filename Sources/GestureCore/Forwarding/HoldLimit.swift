@@ -42,30 +42,8 @@ public struct HoldLimit: Hashable, Sendable, CustomStringConvertible {
     let t = profile.thresholds
     var worst = HoldLimit.nothing
     for (index, binding) in profile.bindings.enumerated() where binding.region == nil || binding.region == region {
-      var candidate: HoldLimit
       let name = profile.displayName(ofBinding: index)
-      switch binding.gesture {
-      case .tap:
-        let n = Microseconds(binding.taps)
-        let chain = n * t.tapMaxDuration + (n - 1) * t.multiTapGap
-        candidate = HoldLimit(
-          duration: chain, untilLifted: false,
-          reason: binding.taps == 1
-            ? "\(name): until it moves beyond tap-slop (\(Self.distance(t.tapSlop))) or tap-max-duration passes"
-            : "\(name): \(binding.taps) taps of up to tap-max-duration with multi-tap-gap between")
-      case .longPress:
-        candidate = HoldLimit(
-          duration: t.longPress, untilLifted: false,
-          reason: "\(name): until it moves beyond tap-slop (\(Self.distance(t.tapSlop))) or long-press fires")
-      case .swipe where t.swipeMinSpeed > 0:
-        candidate = HoldLimit(
-          duration: nil, untilLifted: true, reason: "\(name): swipe-min-speed, a fast release fires it at any age")
-      case .swipe:
-        candidate = HoldLimit(
-          duration: t.swipeMaxDuration, untilLifted: false, reason: "\(name): until swipe-max-duration or the lift")
-      case .pan, .pinch, .rotate:
-        candidate = HoldLimit(duration: nil, untilLifted: true, reason: name)
-      }
+      var candidate = RecognizerTable.recognizer(of: binding.gesture).holdLimit(binding, t, name: name)
       if binding.fingers > 1, let d = candidate.duration, d < t.fingerLanding {
         candidate.duration = t.fingerLanding
       }

@@ -131,6 +131,12 @@ extension ContinuousRecognizer: Recognizer {
 
   /// Neither failed nor recognized: it may still be recognized.
   var isPossible: Bool { state == .waiting || state == .tracking }
+  var recognized: Direction?? {
+    if case .recognized(let direction) = state { return .some(direction) }
+    return nil
+  }
+  /// Recognized on moves, one-shot or stepping.
+  static func firesOnMoves(_ binding: Binding) -> Bool { true }
 
   mutating func landed(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Transition<State>? {
     fingersLanded(fingers, geometry: geometry)
@@ -143,6 +149,11 @@ extension ContinuousRecognizer: Recognizer {
 
   mutating func lifted(_ finger: SequenceFinger, in context: RecognizerContext) -> Transition<State>? {
     fail(.lifted)
+  }
+
+  /// Its binding in `direction` without `step`.
+  func binding(_ direction: Direction?, in bound: BindingIndex.SequenceBindings, near: EdgeProximity) -> Int? {
+    bound.continuous.first { $0.kind == Self.kind && $0.direction == direction && $0.width == nil }?.binding
   }
 }
 

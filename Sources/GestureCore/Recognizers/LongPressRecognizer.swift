@@ -50,6 +50,19 @@ extension LongPressRecognizer: Recognizer {
   static let kind = GestureKind.longPress
 
   var isPossible: Bool { state == .possible }
+  var recognized: Direction?? { state == .recognized ? .some(nil) : nil }
+  /// Hold and drag: its steps follow the fingers from where it fired.
+  static var measuresFromRecognition: Bool { true }
+  static var needsFixedCountAtItsTime: Bool { true }
+
+  static func holdLimit(_ binding: Binding, _ t: Thresholds, name: String) -> HoldLimit {
+    HoldLimit(
+      duration: t.longPress, untilLifted: false,
+      reason: "\(name): until it moves beyond tap-slop (\(HoldLimit.distance(t.tapSlop))) or long-press fires")
+  }
+  /// With `step`, its drag steps on moves.
+  static func firesOnMoves(_ binding: Binding) -> Bool { binding.step != nil }
+  var readsTravel: Bool { isPossible }
 
   /// Fails at the first travel beyond the slop, which is also the finger's farthest yet.
   mutating func moved(_ finger: inout SequenceFinger, travel: Double, in context: RecognizerContext)
@@ -64,5 +77,21 @@ extension LongPressRecognizer: Recognizer {
 
   func deadline(start: Timestamp, thresholds: Thresholds) -> Timestamp? {
     state == .possible ? start + thresholds.longPress : nil
+  }
+
+  /// Its own state first: the region's bindings are read only while it is possible.
+  func wakeTime(_ times: SequenceTimes) -> Timestamp? {
+    guard isPossible, times.boundInRegion.contains(Self.kind) else { return nil }
+    return deadline(start: times.start, thresholds: times.thresholds)
+  }
+
+  /// Fires when every finger of a sequence that nothing else won is still down, if bound.
+  mutating func timeReached(_ sequence: SequenceAtDeadline) -> Transition<State>? {
+    guard sequence.isOpenWithEveryFinger, sequence.bound.contains(Self.kind) else { return fail(.wrongFingerCount) }
+    return timeReached()
+  }
+
+  func binding(_ direction: Direction?, in bound: BindingIndex.SequenceBindings, near: EdgeProximity) -> Int? {
+    bound.longPress
   }
 }

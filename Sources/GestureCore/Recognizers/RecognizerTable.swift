@@ -1,7 +1,8 @@
-/// Every recognizer of one touch sequence, one per gesture kind: the kind table. The arbiter
-/// goes through it with `applyToTap` and `applyToTheOthers` (every kind, in this order: the
-/// order their transitions are traced in) and, for a frame's measures and steps, through
-/// `forEachContinuousKind` (pan, pinch, rotate: the order one frame's steps fire in).
+/// Every recognizer of one touch sequence, one per gesture kind: the kind table, and the
+/// one place that names each kind. The arbiter goes through it with `forEachKind` (every
+/// kind, in this order: the order their transitions are traced in), asking each kind's
+/// recognizer with `ask` and moving it with `apply`; inlined, each call has its kind as a
+/// constant and the switch on it folds away.
 struct RecognizerTable {
   var tap = TapRecognizer()
   var longPress = LongPressRecognizer()
@@ -10,24 +11,73 @@ struct RecognizerTable {
   var pinch = ContinuousRecognizer<PinchMeasure>()
   var rotate = ContinuousRecognizer<RotateMeasure>()
 
-  /// `action` on the tap, traced; whether it moved.
+  /// `body` for every kind, in the table's order.
   @inline(__always)
-  mutating func applyToTap<A: RecognizerAction>(_ action: inout A, trace: inout Tracer) -> Bool {
-    Self.apply(&action, to: &tap, trace: &trace)
+  static func forEachKind(_ body: (GestureKind) -> Void) {
+    body(.tap)
+    body(.longPress)
+    body(.swipe)
+    body(.pan)
+    body(.pinch)
+    body(.rotate)
   }
 
-  /// `action` on every kind but the tap, in the table's order, each transition traced.
+  /// `body` for the kinds judged at the last finger's lift, in the order they are judged:
+  /// the swipe, on the fingers' motion, before the tap, which a swipe that won fails.
   @inline(__always)
-  mutating func applyToTheOthers<A: RecognizerAction>(_ action: inout A, trace: inout Tracer) {
-    Self.apply(&action, to: &longPress, trace: &trace)
-    Self.apply(&action, to: &swipe, trace: &trace)
-    Self.apply(&action, to: &pan, trace: &trace)
-    Self.apply(&action, to: &pinch, trace: &trace)
-    Self.apply(&action, to: &rotate, trace: &trace)
+  static func forEachKindAtLastLift(_ body: (GestureKind) -> Void) {
+    body(.swipe)
+    body(.tap)
+  }
+
+  /// `body` for each kind that steps, in the order one frame's steps fire (the levels of a
+  /// sequence are kept in runs in this order): pan, pinch, rotate, then the long press's
+  /// drag. Unrolled: inlined, each call has its kind as a constant, and the switches on it
+  /// in the methods below fold.
+  @inline(__always)
+  static func forEachSteppingKind(_ body: (GestureKind) -> Void) {
+    body(.pan)
+    body(.pinch)
+    body(.rotate)
+    body(.longPress)
+  }
+
+  /// `forEachSteppingKind` without the long press: the kinds recognized by a measure
+  /// crossing a threshold, which a frame evaluates.
+  @inline(__always)
+  static func forEachContinuousKind(_ body: (GestureKind) -> Void) {
+    body(.pan)
+    body(.pinch)
+    body(.rotate)
+  }
+
+  /// Asks `kind`'s recognizer `query`.
+  @inline(__always)
+  func ask<Q: RecognizerQuery>(_ kind: GestureKind, _ query: Q) -> Q.Answer {
+    switch kind {
+    case .tap: query.ask(tap)
+    case .longPress: query.ask(longPress)
+    case .swipe: query.ask(swipe)
+    case .pan: query.ask(pan)
+    case .pinch: query.ask(pinch)
+    case .rotate: query.ask(rotate)
+    }
+  }
+
+  /// `action` on `kind`'s recognizer, its transition traced; whether it moved.
+  @inline(__always)
+  mutating func apply<A: RecognizerAction>(_ kind: GestureKind, _ action: inout A, trace: inout Tracer) -> Bool {
+    switch kind {
+    case .tap: Self.apply(&action, to: &tap, trace: &trace)
+    case .longPress: Self.apply(&action, to: &longPress, trace: &trace)
+    case .swipe: Self.apply(&action, to: &swipe, trace: &trace)
+    case .pan: Self.apply(&action, to: &pan, trace: &trace)
+    case .pinch: Self.apply(&action, to: &pinch, trace: &trace)
+    case .rotate: Self.apply(&action, to: &rotate, trace: &trace)
+    }
   }
 
   @inline(__always)
-  @discardableResult
   private static func apply<A: RecognizerAction, R: Recognizer>(
     _ action: inout A, to recognizer: inout R, trace: inout Tracer
   ) -> Bool {
@@ -36,13 +86,16 @@ struct RecognizerTable {
     return true
   }
 
-  /// `body` for each continuous kind, in the order one frame's steps fire. Unrolled: inlined,
-  /// each call has its kind as a constant, and the switches on it in the methods below fold.
-  @inline(__always)
-  static func forEachContinuousKind(_ body: (GestureKind) -> Void) {
-    body(.pan)
-    body(.pinch)
-    body(.rotate)
+  /// The recognizer type of `kind`, for what is asked once per profile.
+  static func recognizer(of kind: GestureKind) -> any Recognizer.Type {
+    switch kind {
+    case .tap: TapRecognizer.self
+    case .longPress: LongPressRecognizer.self
+    case .swipe: SwipeRecognizer.self
+    case .pan: ContinuousRecognizer<PanMeasure>.self
+    case .pinch: ContinuousRecognizer<PinchMeasure>.self
+    case .rotate: ContinuousRecognizer<RotateMeasure>.self
+    }
   }
 
   /// The measures of `kinds` follow the track's frame. Inlined into the arbiter's frame, with
@@ -91,18 +144,6 @@ struct RecognizerTable {
     }
   }
 
-  /// Whether `kind` may still be recognized in this sequence.
-  func isPossible(_ kind: GestureKind) -> Bool {
-    switch kind {
-    case .tap: tap.isPossible
-    case .longPress: longPress.isPossible
-    case .swipe: swipe.isPossible
-    case .pan: pan.isPossible
-    case .pinch: pinch.isPossible
-    case .rotate: rotate.isPossible
-    }
-  }
-
   func levelMeasure(_ kind: GestureKind, along direction: Direction) -> Double? {
     switch kind {
     case .pan: pan.measure?.levelMeasure(along: direction)
@@ -120,6 +161,10 @@ struct RecognizerTable {
     case .tap, .longPress, .swipe: break
     }
   }
+}
+
+extension GestureKindSet {
+  func isDisjoint(with other: GestureKindSet) -> Bool { bits & other.bits == 0 }
 }
 
 /// The arbiter's trace: lines of text while `isOn` (--verbose), nothing built when off.

@@ -81,4 +81,59 @@ extension SwipeRecognizer: Recognizer {
   static let kind = GestureKind.swipe
 
   var isPossible: Bool { state == .possible }
+  var recognized: Direction?? {
+    if case .recognized(let direction) = state { return .some(direction) }
+    return nil
+  }
+  /// With `swipe-min-speed`, the release speed.
+  static func needsRates(_ thresholds: Thresholds) -> Bool { thresholds.swipeMinSpeed > 0 }
+
+  static func holdLimit(_ binding: Binding, _ t: Thresholds, name: String) -> HoldLimit {
+    t.swipeMinSpeed > 0
+      ? HoldLimit(
+        duration: nil, untilLifted: true, reason: "\(name): swipe-min-speed, a fast release fires it at any age")
+      : HoldLimit(
+        duration: t.swipeMaxDuration, untilLifted: false, reason: "\(name): until swipe-max-duration or the lift")
+  }
+
+  /// Judged on the fingers' mean displacement, in a sequence nothing else won.
+  mutating func lastFingerUp(_ end: SequenceEnd) -> Transition<State>? {
+    guard end.isOpen, isPossible else { return nil }
+    var dx = 0.0
+    var dy = 0.0
+    for finger in end.fingers {
+      let d = end.geometry.millimetres(from: finger.down, to: finger.current)
+      dx += d.dx
+      dy += d.dy
+    }
+    let n = Double(max(1, end.fingers.count))
+    let track = end.track
+    return lastFingerUp(
+      displacement: (dx / n, dy / n), duration: end.duration, geometry: end.geometry, thresholds: end.thresholds,
+      releaseSpeed: { track.speed(along: $0) })
+  }
+
+  /// With `swipe-min-speed` a swipe can fire at any age: only its lift decides it.
+  func holdEnd(_ times: SequenceTimes) -> Timestamp? {
+    let t = times.thresholds
+    guard isPossible, t.swipeMinSpeed <= 0, times.now <= times.start + t.swipeMaxDuration else { return nil }
+    return times.start + t.swipeMaxDuration + 1
+  }
+
+  /// Until its lift, if in time, and if a binding's edge is near where the sequence began.
+  func canStillFire(_ bound: BindingIndex.SequenceBindings, _ sequence: SequenceSoFar) -> Bool {
+    let t = sequence.thresholds
+    guard isPossible, t.swipeMinSpeed > 0 || sequence.age <= t.swipeMaxDuration else { return false }
+    return bound.swipes.contains { candidate in candidate.edge.map { sequence.near.isNear($0) } ?? true }
+  }
+
+  /// The best in `direction` (the index ranks them): an edge swipe needs the sequence to
+  /// start near its edge.
+  func binding(_ direction: Direction?, in bound: BindingIndex.SequenceBindings, near: EdgeProximity) -> Int? {
+    for candidate in bound.swipes where candidate.direction == direction {
+      if let edge = candidate.edge, !near.isNear(edge) { continue }
+      return candidate.binding
+    }
+    return nil
+  }
 }

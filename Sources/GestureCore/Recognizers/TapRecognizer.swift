@@ -53,6 +53,20 @@ extension TapRecognizer: Recognizer {
   static let kind = GestureKind.tap
 
   var isPossible: Bool { state == .possible }
+  var recognized: Direction?? { state == .tapped ? .some(nil) : nil }
+  var hasFailed: Bool { if case .failed = state { true } else { false } }
+  static var waitsInChain: Bool { true }
+
+  /// A chain of N taps waits for all of them.
+  static func holdLimit(_ binding: Binding, _ t: Thresholds, name: String) -> HoldLimit {
+    let n = Microseconds(binding.taps)
+    return HoldLimit(
+      duration: n * t.tapMaxDuration + (n - 1) * t.multiTapGap, untilLifted: false,
+      reason: binding.taps == 1
+        ? "\(name): until it moves beyond tap-slop (\(HoldLimit.distance(t.tapSlop))) or tap-max-duration passes"
+        : "\(name): \(binding.taps) taps of up to tap-max-duration with multi-tap-gap between")
+  }
+  var readsTravel: Bool { isPossible }
 
   mutating func moved(_ finger: inout SequenceFinger, travel: Double, in context: RecognizerContext)
     -> Transition<State>?
@@ -66,8 +80,28 @@ extension TapRecognizer: Recognizer {
     context.tapRule.fingerLifted(finger, at: context.now, liftStarted: context.liftStarted).flatMap { fail($0) }
   }
 
+  mutating func lastFingerUp(_ end: SequenceEnd) -> Transition<State>? {
+    lastFingerUp(duration: end.duration, maxDuration: end.thresholds.tapMaxDuration)
+  }
+
   func deadline(start: Timestamp, thresholds: Thresholds) -> Timestamp? {
     state == .possible ? start + thresholds.tapMaxDuration : nil
+  }
+
+  /// Its time only fires something in a tap chain: it ends the chain's tap under way.
+  func wakeTime(_ times: SequenceTimes) -> Timestamp? {
+    times.chainContinuing ? deadline(start: times.start, thresholds: times.thresholds) : nil
+  }
+
+  mutating func timeReached(_ sequence: SequenceAtDeadline) -> Transition<State>? { heldTooLong() }
+
+  func holdEnd(_ times: SequenceTimes) -> Timestamp? {
+    isPossible ? times.start + times.thresholds.tapMaxDuration + 1 : nil
+  }
+
+  /// A tap may come of a sequence whose fingers lifted: that is how it ends.
+  func canStillFire(_ bound: BindingIndex.SequenceBindings, _ sequence: SequenceSoFar) -> Bool {
+    isPossible && !bound.taps.isEmpty
   }
 }
 
