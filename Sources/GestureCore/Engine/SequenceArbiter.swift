@@ -55,6 +55,8 @@ struct SequenceArbiter {
   /// A binding needs the rates without the stream: a swipe with `swipe-min-speed`.
   private let swipesNeedRates: Bool
   private var multiTap = MultiTapRecognizer()
+  /// The waiting chain's single tap fired at once (`fireSingleTapAtOnce`).
+  private var singleTapFired = false
   var now = Timestamp(microseconds: 0) {
     didSet { tracer.now = now }
   }
@@ -363,7 +365,7 @@ struct SequenceArbiter {
     sequence.fingers.append(
       SequenceFinger(contact: change.id, downTime: now, down: change.position, current: change.position))
     let start = change.position.clamped
-    sequence.region = profile.region(atX: start.x, y: start.y)
+    sequence.region = route ?? profile.region(atX: start.x, y: start.y)
     var reset = RecognizerActions.Reset()
     forEachRecognizer(&reset, into: &output)
     longPressReference = nil
@@ -515,22 +517,39 @@ struct SequenceArbiter {
       let action = multiTap.tapped(
         fingers: fingers, region: sequence.region, position: sequence.firstDown, centroid: sequence.downCentroid,
         at: now, highestBound: highest)
+      fireSingleTapAtOnce(into: &output)
       finish(action, into: &output)
     case .possible:
       break
     }
   }
 
+  /// A chain's first tap whose single-tap binding fires at once (`Binding.firesAtOnce`)
+  /// fires it now, while the chain waits for a longer one; `finish` then does not again.
+  private mutating func fireSingleTapAtOnce(into output: inout [GestureEvent]) {
+    guard case .waiting(let chain) = multiTap.state, chain.taps == 1,
+      let binding = index.sequence(region: chain.region, fingers: chain.fingers).taps[1],
+      profile.bindings[binding].firesAtOnce
+    else { return }
+    singleTapFired = true
+    output.append(
+      GestureEvent(
+        time: now, binding: binding, gesture: .tap, sequence: sequence.number, fingers: chain.fingers, taps: 1,
+        position: chain.position.clamped, region: chain.region))
+  }
+
   /// Fires a finished tap chain's binding for exactly its count, if one is bound.
   private mutating func finish(_ action: MultiTapRecognizer.Action, into output: inout [GestureEvent]) {
     guard case .end(let chain) = action else { return }
+    let firedAlready = chain.taps == 1 && singleTapFired
+    singleTapFired = false
     if tracer.isOn { note("tap chain ended: \(chain.taps) × \(chain.fingers)-finger") }
     let binding = index.sequence(region: chain.region, fingers: chain.fingers).taps[chain.taps]
     if forwarding { decideChain(binding != nil ? .claimed : .passThrough) }
     if tracer.keepsRecords {
       tracer.keep(.tapChainEnded(taps: chain.taps, fingers: chain.fingers, region: chain.region, bound: binding != nil))
     }
-    guard let binding else { return }
+    guard let binding, !firedAlready else { return }
     output.append(
       GestureEvent(
         time: now, binding: binding, gesture: .tap, sequence: sequence.number, fingers: chain.fingers,

@@ -86,6 +86,10 @@ public struct Binding: Hashable, Sendable {
   /// `StepUnit` (a pinch's 10 % is 10). nil: a one-shot binding.
   public var step: Double?
   public var location: SourceLocation?
+  /// A single tap (taps 1) that fires at its release even when more taps are bound in its
+  /// place: the longer chain still fires at its own last release (both fire). The library
+  /// sets it per view; the config has no key for it.
+  public var firesAtOnce = false
 
   public init(
     name: String? = nil, gesture: GestureKind, taps: Int = 1, fingers: Int? = nil,

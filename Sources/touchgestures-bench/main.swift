@@ -1,0 +1,112 @@
+// touchgestures-bench: the library's delivery measured through it. Three views on one
+// screen, a transform handler on each on the main queue; a recording of the three
+// transformed at once (TouchScript) played in real time. Reports the hops to the main queue
+// per handler call, the heap allocations per handler call after warm-up (with the
+// malloc-counting preload of Tests/Benchmarks/malloc-count.c, built by `make bench`), the
+// process's CPU time per handler call, and how much later than the least late one a frame
+// reaches its handler on the main queue (median and 99th percentile).
+//
+//   make bench SCRATCH=.build   # builds .build/bench/malloc-count.so, among others
+//   LD_PRELOAD=.build/bench/malloc-count.so .build/release/touchgestures-bench [seconds]
+import Dispatch
+import TouchGestures
+import TouchScript
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+func monotonicMicroseconds(_ clock: clockid_t = CLOCK_MONOTONIC) -> Int64 {
+  var now = timespec()
+  clock_gettime(clock, &now)
+  return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
+}
+
+/// Heap allocations so far, counted by the preload; nil without it.
+nonisolated(unsafe) let allocationCounter: UnsafeMutablePointer<UInt64>? = {
+  guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "gestured_bench_allocations") else { return nil }
+  return symbol.assumingMemoryBound(to: UInt64.self)
+}()
+
+let seconds = CommandLine.arguments.dropFirst().first.flatMap(Double.init) ?? 3
+let duration = Int((seconds * 1000).rounded())
+let script = """
+  panel mt-b name="Bench Panel" vendor=0x1234 product=0x5678 x=0..4095 y=0..2303 resolution=16 slots=10
+  seed 1
+  jitter 0.2mm
+  rotate at=100ms center=0.15,0.5 span=40mm by=90deg to=60mm duration=\(duration)ms
+  rotate at=100ms center=0.5,0.5 span=40mm by=-90deg to=30mm duration=\(duration)ms
+  pinch at=100ms center=0.85,0.5 from=30mm to=60mm duration=\(duration)ms
+
+  """
+let path = "/tmp/touchgestures-bench-\(getpid()).evemu"
+do {
+  let text = try TouchScript.parse(script, file: "bench.touch").evemuText()
+  guard let file = fopen(path, "w") else { fatalError("cannot write \(path)") }
+  fputs(text, file)
+  fclose(file)
+} catch {
+  fatalError("\(error)")
+}
+
+/// What the handlers saw; touched on the main queue only.
+final class Measures: @unchecked Sendable {
+  var latencies: [Int64] = []
+  var frames = 0
+  var origin: Int64 = 0
+  var warmUpAllocations: UInt64 = 0
+  var warmUpFrames = 0
+}
+let measures = Measures()
+measures.latencies.reserveCapacity(100_000)
+
+let screen = TouchScreen(queue: .main)
+for k in 0..<3 {
+  let view = screen.addView("view \(k)", frame: ViewFrame(x: Double(k) / 3, y: 0, width: 1.0 / 3, height: 1))
+  try view.onTransform { motion in
+    let now = monotonicMicroseconds()
+    // The recording is paced from its first event, the landings at 100 ms: a frame at T is
+    // due T - 100 ms after `start`.
+    let offset = motion.time - .milliseconds(100)
+    let due =
+      measures.origin + offset.components.seconds * 1_000_000 + offset.components.attoseconds / 1_000_000_000_000
+    measures.latencies.append(now - due)
+    measures.frames += 1
+    if measures.frames == 300 {
+      measures.warmUpAllocations = allocationCounter?.pointee ?? 0
+      measures.warmUpFrames = measures.frames
+    }
+  }
+}
+
+let cpuStart = monotonicMicroseconds(CLOCK_PROCESS_CPUTIME_ID)
+measures.origin = monotonicMicroseconds()
+screen.start(.realTimeRecording(path)) { event in
+  guard case .finished = event else { return }
+  let cpu = monotonicMicroseconds(CLOCK_PROCESS_CPUTIME_ID) - cpuStart
+  unlink(path)
+  let hops = screen.firingHops.load(ordering: .relaxed)
+  let sorted = measures.latencies.sorted()
+  func percentile(_ p: Double) -> Int64 {
+    sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+  }
+  print("touchgestures-bench: 3 views, a transform handler on each (main queue), \(seconds) s in real time")
+  print("  handler calls: \(measures.frames) (one per view per frame)")
+  print("  hops to the main queue per handler call: \(Double(hops) / Double(max(1, measures.frames)))")
+  if let counter = allocationCounter {
+    let after = counter.pointee - measures.warmUpAllocations
+    let frames = max(1, measures.frames - measures.warmUpFrames)
+    print("  heap allocations per handler call after warm-up: \(Double(after) / Double(frames))")
+  } else {
+    print("  heap allocations: not counted (run with LD_PRELOAD=.build/bench/malloc-count.so)")
+  }
+  print("  process CPU time per handler call: \(Double(cpu) / Double(max(1, measures.frames))) us")
+  // The pacer starts at the first event read, after the recording was checked whole: the
+  // least late call stands for that start, and the rest is how much later each frame came.
+  let least = sorted.first ?? 0
+  print(
+    "  frame due to handler on the main queue, beyond the least late: median \(percentile(0.5) - least) us,"
+      + " p99 \(percentile(0.99) - least) us")
+  exit(0)
+}
+dispatchMain()
