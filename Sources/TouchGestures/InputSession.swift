@@ -82,7 +82,7 @@ final class InputSession: @unchecked Sendable {
 
   private func post(_ event: SourceEvent) {
     guard let report else { return }
-    screen.queue.async { report(event) }
+    screen.delivery.send(.source(report, event))
   }
 
   // MARK: Recordings
@@ -380,7 +380,7 @@ private final class NoticeSink: OutputSink {
   func write(_ text: String) {
     guard let report = session.report else { return }
     let line = String(text.hasSuffix("\n") ? text.dropLast() : text[...])
-    session.screen.queue.async { report(.notice(line)) }
+    session.screen.delivery.send(.source(report, .notice(line)))
   }
 }
 

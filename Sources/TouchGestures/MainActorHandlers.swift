@@ -15,7 +15,7 @@ public struct MainActorHandlers: Sendable {
 
   private func check(_ file: StaticString, _ line: UInt, _ column: UInt) throws(GestureDiagnostic) {
     // Compared by label: DispatchQueue.main need not give the same object each time.
-    guard view.screen.queue.label != DispatchQueue.main.label else { return }
+    guard try view.screen(at: CallSite(file, line, column)).queue.label != DispatchQueue.main.label else { return }
     throw GestureDiagnostic(
       .error,
       RuleViolation(

@@ -19,10 +19,11 @@ struct Pipeline {
   private var followers: [MotionFollower] = []
   /// The panel's size as the user sees it, mm: a view's frame in millimetres.
   private var panel = PanelSize(width: 1, height: 1)
-  private var motions: [(handler: MotionHandler, motion: Motion)] = []
   private var contactViews = ContactViews()
-  private var touches: [(handler: TouchHandler, touch: Touch)] = []
   private var firings: [GestureEvent] = []
+  /// The handler calls since the last flush, in order: a frame's touches, then its motions,
+  /// then its firings. Kept with its capacity from flush to flush.
+  private var outbox: [DeliveryItem] = []
 
   /// nil when the device reports no touch position.
   init?(screen: TouchScreen, device: DeviceDescription, node: InputNode?) {
@@ -87,7 +88,7 @@ struct Pipeline {
   private mutating func followTouches() {
     guard screen.touchHandlerCount.load(ordering: .acquiring) > 0, let frame = recognizer?.engine.completedFrame
     else { return }
-    contactViews.touches(in: frame, screen: screen, into: &touches)
+    contactViews.touches(in: frame, screen: screen, into: &outbox)
   }
 
   mutating func advance(to time: Timestamp) { recognizer?.engine.advance(to: time, into: &firings) }
@@ -103,45 +104,24 @@ struct Pipeline {
     flush()
   }
 
-  /// Sends what fired since the last flush to the screen's queue, in one block: one hop for
-  /// the whole batch, none when nothing fired. A handler cancelled or disabled in the
-  /// meantime is skipped, and so is a firing of a view removed in the meantime.
+  /// Sends what fired since the last flush to the screen's queue, in one batch: one hop for
+  /// however many handlers and views, none when nothing fired. A handler cancelled or
+  /// disabled in the meantime is skipped, and so is a firing of a view removed in the meantime.
   mutating func flush() {
     followStream()
-    guard !firings.isEmpty || !motions.isEmpty || !touches.isEmpty else { return }
-    defer {
-      motions.removeAll(keepingCapacity: true)
-      touches.removeAll(keepingCapacity: true)
-    }
-    defer { firings.removeAll(keepingCapacity: true) }
-    guard let recognizer else { return }
-    var batch: [(handler: Handler, event: GestureEvent, firing: Firing)] = []
-    for event in firings {
-      guard let entry = recognizer.handler(for: event) else { continue }
-      let view = event.region.flatMap { regionViews.indices.contains($0) ? regionViews[$0] : nil }
-      if let view, view.isRemoved { continue }
-      let firing = Firing(regions: regions, view: view)
-      let handlers = entry.handlers.all
-      for handler in handlers { batch.append((handler, event, firing)) }
-      if let view, !handlers.isEmpty { view.publish(ViewEvent(event, firing)) }
-    }
-    guard !batch.isEmpty || !motions.isEmpty || !touches.isEmpty else { return }
-    screen.firingHops.add(1, ordering: .relaxed)
-    let sent = batch
-    let moved = motions
-    let touched = touches
-    screen.queue.async {
-      for (handler, touch) in touched where handler.token.isEnabled { handler.deliver(touch) }
-      // A frame's stream comes before its firings, as in replay's output.
-      for (handler, motion) in moved where handler.token.isEnabled {
-        if let view = motion.view, view.isRemoved, motion.phase != .cancelled { continue }
-        handler.deliver(motion)
-      }
-      for (handler, event, firing) in sent where handler.token.isEnabled {
-        if let view = firing.view, view.isRemoved { continue }
-        handler.deliver(event, firing)
+    if !firings.isEmpty, let recognizer {
+      for event in firings {
+        guard let entry = recognizer.handler(for: event) else { continue }
+        let view = event.region.flatMap { regionViews.indices.contains($0) ? regionViews[$0] : nil }
+        if let view, view.isRemoved { continue }
+        let firing = Firing(regions: regions, view: view)
+        let handlers = entry.handlers.all
+        for handler in handlers { outbox.append(.firing(handler, event, firing)) }
+        if let view, !handlers.isEmpty { view.publish(ViewEvent(event, firing)) }
       }
     }
+    firings.removeAll(keepingCapacity: true)
+    screen.delivery.send(&outbox)
   }
 }
 
@@ -149,8 +129,13 @@ extension Pipeline {
   /// The stream events since the last call, each turned into the motions of the handlers
   /// that follow it.
   fileprivate mutating func followStream() {
-    guard !followers.isEmpty, let events = recognizer?.engine.streamEvents, !events.isEmpty else { return }
+    guard !followers.isEmpty, recognizer?.engine.streamEvents.isEmpty == false else { return }
+    followStream(recognizer?.engine.streamEvents ?? [])
+    // Cleared once no copy is held, so that the engine's buffer is reused, not copied.
     recognizer?.engine.clearStreamEvents()
+  }
+
+  private mutating func followStream(_ events: [GestureStreamEvent]) {
     for event in events {
       // A view removed since goes on here until `cancelRemovedViews` cancels what it follows.
       let view = event.region.flatMap { regionViews.indices.contains($0) ? regionViews[$0] : nil }
@@ -159,7 +144,7 @@ extension Pipeline {
         guard let phase = followers[k].phase(for: event) else { continue }
         let motion = Motion(
           event, gesture: followers[k].entry.kind, phase: phase, view: view, frame: frame, panel: panel)
-        for handler in followers[k].entry.all { motions.append((handler, motion)) }
+        for handler in followers[k].entry.all { outbox.append(.motion(handler, motion)) }
         view?.publish(.motion(motion))
       }
     }
@@ -172,14 +157,14 @@ extension Pipeline {
       return removals
     }
     guard !removed.isEmpty else { return }
-    for id in removed { contactViews.removeView(id, at: time, into: &touches) }
+    for id in removed { contactViews.removeView(id, at: time, into: &outbox) }
     for k in followers.indices {
       guard let view = followers[k].entry.view, removed.contains(view.id), let last = followers[k].last,
         followers[k].cancel()
       else { continue }
       let motion = Motion(
         last, gesture: followers[k].entry.kind, phase: .cancelled, view: view, frame: nil, panel: panel)
-      for handler in followers[k].entry.all { motions.append((handler, motion)) }
+      for handler in followers[k].entry.all { outbox.append(.motion(handler, motion)) }
     }
     flush()
   }

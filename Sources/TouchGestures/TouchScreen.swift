@@ -41,8 +41,8 @@ public final class TouchScreen: Sendable {
   let removals = Mutex<[Int]>([])
   /// How many `onTouch` handlers the views have: none, and frames are not looked at.
   let touchHandlerCount = Atomic<Int>(0)
-  /// Blocks sent to `queue` with firings, for the test that there is at most one per firing.
-  package let firingHops = Atomic<Int>(0)
+  /// The way from the input side to `queue`.
+  let delivery: Delivery
 
   private static let screens = Atomic<Int>(0)
 
@@ -58,6 +58,7 @@ public final class TouchScreen: Sendable {
     file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
   ) {
     self.queue = queue
+    delivery = Delivery(queue: queue)
     id = Self.screens.add(1, ordering: .relaxed).newValue
     setup = Mutex(Setup(rotation: rotation, size: size, site: CallSite(file, line, column)))
   }
@@ -134,6 +135,10 @@ public final class TouchScreen: Sendable {
     }
     version.add(1, ordering: .releasing)
   }
+
+  /// Times `queue` was entered with handler calls (a batch of any number of them), for the
+  /// tests and the bench that count hops.
+  package var handlerHops: Int { delivery.hops.load(ordering: .relaxed) }
 
   /// Starts reading `source`; handlers run from now on. A screen reads one source at a
   /// time: starting another stops the first.
@@ -343,7 +348,7 @@ public final class GestureToken: Sendable, Hashable {
   private let enabled = Atomic<Bool>(true)
   private nonisolated(unsafe) weak var screen: TouchScreen?
 
-  init(screen: TouchScreen) { self.screen = screen }
+  init(screen: TouchScreen?) { self.screen = screen }
 
   /// Whether `cancel()` was called.
   public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }

@@ -11,7 +11,7 @@ extension TouchView {
     file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
     _ handler: @escaping @Sendable (Motion) -> Void
   ) throws(GestureDiagnostic) -> GestureToken {
-    try screen.addMotion(
+    try screen(at: CallSite(file, line, column)).addMotion(
       .pan, on: self, fingers: fingers, threshold: threshold, at: CallSite(file, line, column), deliver: handler)
   }
 
@@ -22,7 +22,7 @@ extension TouchView {
     file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
     _ handler: @escaping @Sendable (Motion) -> Void
   ) throws(GestureDiagnostic) -> GestureToken {
-    try screen.addMotion(
+    try screen(at: CallSite(file, line, column)).addMotion(
       .pinch, on: self, fingers: 2...2, threshold: threshold, at: CallSite(file, line, column), deliver: handler)
   }
 
@@ -33,7 +33,7 @@ extension TouchView {
     file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
     _ handler: @escaping @Sendable (Motion) -> Void
   ) throws(GestureDiagnostic) -> GestureToken {
-    try screen.addMotion(
+    try screen(at: CallSite(file, line, column)).addMotion(
       .rotate, on: self, fingers: 2...2, threshold: threshold, at: CallSite(file, line, column), deliver: handler)
   }
 
@@ -46,7 +46,7 @@ extension TouchView {
     file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
     _ handler: @escaping @Sendable (Motion) -> Void
   ) throws(GestureDiagnostic) -> GestureToken {
-    try screen.addMotion(
+    try screen(at: CallSite(file, line, column)).addMotion(
       .transform, on: self, fingers: fingers, threshold: threshold, at: CallSite(file, line, column),
       deliver: handler)
   }
@@ -59,7 +59,7 @@ extension TouchView {
     file: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
     _ handler: @escaping @Sendable (Motion) -> Void
   ) throws(GestureDiagnostic) -> GestureToken {
-    try screen.addMotion(
+    try screen(at: CallSite(file, line, column)).addMotion(
       .longPress, on: self, fingers: fingers, threshold: .screen, at: CallSite(file, line, column), deliver: handler)
   }
 }

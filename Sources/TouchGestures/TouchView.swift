@@ -1,4 +1,5 @@
 import GestureCore
+import GesturedConfig
 import Synchronization
 
 /// A rectangle of the panel, in fractions of it as the user sees it (after rotation): its
@@ -46,7 +47,9 @@ public final class TouchView: Sendable, Hashable, CustomStringConvertible {
   public let name: String
   /// Unique within its screen, never reused: routing and firings find the view by it.
   let id: Int
-  let screen: TouchScreen
+  /// Weak: the screen keeps its views, and a view kept by the app must not keep its screen
+  /// (nor the screen's bindings, whose handlers may hold the view).
+  weak let owner: TouchScreen?
   /// The consumers of `events()`, fed on the input side.
   let observers = Mutex<[ViewEventBuffer]>([])
   /// `onTouch` handlers, read at every contact change of the view.
@@ -55,7 +58,7 @@ public final class TouchView: Sendable, Hashable, CustomStringConvertible {
   init(name: String, id: Int, screen: TouchScreen) {
     self.name = name
     self.id = id
-    self.screen = screen
+    owner = screen
   }
 
   /// The name.
@@ -63,8 +66,8 @@ public final class TouchView: Sendable, Hashable, CustomStringConvertible {
 
   /// Where the view is now; the last frame it had once removed.
   public var frame: ViewFrame {
-    get { screen.views.withLock { $0.frame(of: id) } ?? ViewFrame(x: 0, y: 0, width: 0, height: 0) }
-    set { screen.views.withLock { $0.setFrame(newValue, of: id) } }
+    get { owner?.views.withLock { $0.frame(of: id) } ?? ViewFrame(x: 0, y: 0, width: 0, height: 0) }
+    set { owner?.views.withLock { $0.setFrame(newValue, of: id) } }
   }
 
   /// The view's tap policy where a single and a longer tap are both bound on it: false (the
@@ -72,8 +75,9 @@ public final class TouchView: Sendable, Hashable, CustomStringConvertible {
   /// no single tap; true a single tap fires at its release, and a double tap still fires at
   /// its second release (both fire). A view without a longer tap fires at release anyway.
   public var singleTapFiresAtOnce: Bool {
-    get { screen.setup.withLock { $0.singleTapAtOnce.contains(id) } }
+    get { owner?.setup.withLock { $0.singleTapAtOnce.contains(id) } ?? false }
     set {
+      guard let screen = owner else { return }
       let changed = screen.setup.withLock { setup in
         newValue ? setup.singleTapAtOnce.insert(id).inserted : setup.singleTapAtOnce.remove(id) != nil
       }
@@ -81,20 +85,32 @@ public final class TouchView: Sendable, Hashable, CustomStringConvertible {
     }
   }
 
-  /// Whether `remove()` was called.
-  public var isRemoved: Bool { screen.views.withLock { $0.frame(of: id) == nil } }
+  /// Whether `remove()` was called, or its screen no longer exists.
+  public var isRemoved: Bool { owner?.views.withLock { $0.frame(of: id) == nil } ?? true }
 
   /// Puts the view in front of every other: it takes landings where it overlaps them.
-  public func bringToFront() { screen.views.withLock { $0.reorder(id, toFront: true) } }
+  public func bringToFront() { owner?.views.withLock { $0.reorder(id, toFront: true) } }
 
   /// Puts the view behind every other.
-  public func sendToBack() { screen.views.withLock { $0.reorder(id, toFront: false) } }
+  public func sendToBack() { owner?.views.withLock { $0.reorder(id, toFront: false) } }
 
   /// Takes the view off the screen: a gesture in progress on it is cancelled, its handlers
   /// are never called again, and its touches fire nothing more. Calling it again does nothing.
   public func remove() {
-    screen.removeView(self)
+    owner?.removeView(self)
     for buffer in observers.withLock({ $0 }) { buffer.finish() }
+  }
+
+  /// The screen, for a call that needs it: gone when the app let go of the screen.
+  func screen(at site: CallSite) throws(GestureDiagnostic) -> TouchScreen {
+    guard let owner else {
+      throw GestureDiagnostic(
+        .error,
+        RuleViolation(
+          "view '\(name)' has no screen any more", hint: "keep a reference to the TouchScreen while its views are used"),
+        at: site)
+    }
+    return owner
   }
 
   /// Hands `event` to every consumer of `events()`.

@@ -40,9 +40,9 @@ extension TouchView {
   /// cancelled. Adding or removing it changes no gesture in progress.
   @discardableResult
   public func onTouch(_ handler: @escaping @Sendable (Touch) -> Void) -> GestureToken {
-    let token = GestureToken(screen: screen)
+    let token = GestureToken(screen: owner)
     touchHandlers.withLock { $0.append(TouchHandler(token: token, deliver: handler)) }
-    screen.touchHandlerCount.add(1, ordering: .releasing)
+    owner?.touchHandlerCount.add(1, ordering: .releasing)
     return token
   }
 
@@ -53,7 +53,7 @@ extension TouchView {
       list.removeAll { $0.token === token }
       return list.count != before
     }
-    if removed { screen.touchHandlerCount.subtract(1, ordering: .releasing) }
+    if removed { owner?.touchHandlerCount.subtract(1, ordering: .releasing) }
     return removed
   }
 }
@@ -64,7 +64,7 @@ struct ContactViews {
 
   /// The touches `frame` makes for the views' touch handlers, each with its handlers.
   mutating func touches(
-    in frame: TouchFrame, screen: TouchScreen, into out: inout [(handler: TouchHandler, touch: Touch)]
+    in frame: TouchFrame, screen: TouchScreen, into out: inout [DeliveryItem]
   ) {
     for change in frame.changes {
       let position = Position(x: change.position.clamped.x, y: change.position.clamped.y)
@@ -92,21 +92,20 @@ struct ContactViews {
       let touch = Touch(
         id: change.id, phase: phase, position: position, positionInView: frameNow.relative(position),
         time: .microseconds(frame.time.microseconds), view: view)
-      for handler in handlers { out.append((handler, touch)) }
+      for handler in handlers { out.append(.touch(handler, touch)) }
     }
   }
 
   /// The view went: its contacts are cancelled.
-  mutating func removeView(_ id: Int, at time: Timestamp, into out: inout [(handler: TouchHandler, touch: Touch)]) {
+  mutating func removeView(_ id: Int, at time: Timestamp, into out: inout [DeliveryItem]) {
     for contact in contacts where contact.view.id == id {
       for handler in contact.view.touchHandlers.withLock({ $0 }) {
         out.append(
-          (
+          .touch(
             handler,
             Touch(
               id: contact.id, phase: .cancelled, position: Position(x: 0, y: 0), positionInView: Position(x: 0, y: 0),
-              time: .microseconds(time.microseconds), view: contact.view)
-          ))
+              time: .microseconds(time.microseconds), view: contact.view)))
       }
     }
     contacts.removeAll { $0.view.id == id }

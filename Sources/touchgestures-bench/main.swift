@@ -85,7 +85,7 @@ screen.start(.realTimeRecording(path)) { event in
   guard case .finished = event else { return }
   let cpu = monotonicMicroseconds(CLOCK_PROCESS_CPUTIME_ID) - cpuStart
   unlink(path)
-  let hops = screen.firingHops.load(ordering: .relaxed)
+  let hops = screen.handlerHops
   let sorted = measures.latencies.sorted()
   func percentile(_ p: Double) -> Int64 {
     sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]

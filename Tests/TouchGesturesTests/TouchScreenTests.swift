@@ -125,12 +125,12 @@ func checkMessage(_ yaml: String) -> String? {
         pinch at=100ms center=0.5,0.5 from=40mm to=60mm duration=1s
         tap at=2s x=0.5 y=0.5
         """, on: screen)
-    let hops = screen.firingHops.load(ordering: .relaxed)
+    let hops = screen.handlerHops
     #expect(seen.all.count >= 8)
     #expect(hops >= 1 && hops <= seen.all.count)
     // A two-second drag no binding wants: hundreds of frames, no hop.
     _ = try await replay(panel + "drag at=100ms from=0.2,0.5 to=0.8,0.5\n", on: screen)
-    #expect(screen.firingHops.load(ordering: .relaxed) == hops)
+    #expect(screen.handlerHops == hops)
   }
 
   @Test("a cancelled handler is not called, and its trigger may be bound again")
