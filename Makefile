@@ -371,7 +371,9 @@ fuzz-smoke: fuzz-build
 # event by callgrind, so gestured-bench keeps its symbols) and `gestured replay` of a
 # generated 5 M-event recording (time and peak RSS by /usr/bin/time), for BENCHMARKS.md;
 # `gestured check` at the config size cap and protocol A frames with 64 contacts, for
-# docs/testing.md#benchmarks. Measured here, never in unit tests.
+# docs/testing.md#benchmarks; the library's delivery with three views, a transform handler
+# on each (touchgestures-bench: hops, allocations and CPU per frame). Measured here, never
+# in unit tests.
 BENCH_DIR := $(SCRATCH)/bench
 MALLOC_COUNT := $(BENCH_DIR)/malloc-count.so
 $(MALLOC_COUNT): Tests/Benchmarks/malloc-count.c
@@ -384,6 +386,9 @@ bench: build $(MALLOC_COUNT)
 	$(BUILD) -c release $(RELEASE_LINK_FLAGS) --product gestured-bench
 	Tests/Benchmarks/bench.sh $(GESTURED) $(SCRATCH)/release/gestured-bench $(abspath $(MALLOC_COUNT)) $(BENCH_DIR)
 	Tests/Benchmarks/config-and-matching.sh $(GESTURED) $(BENCH_DIR)/config-and-matching
+	$(BUILD) -c release $(RELEASE_LINK_FLAGS) --product touchgestures-bench
+	@echo "== library: touchgestures-bench (LD_PRELOAD=$(MALLOC_COUNT)); goals <= 1 hop and 0 allocations per frame"
+	LD_PRELOAD=$(abspath $(MALLOC_COUNT)) $(SCRATCH)/release/touchgestures-bench 10
 
 # The live path (BENCHMARKS.md): one VM boot, gestured (the static `make build`) and Debian's
 # lisgd alternately on one virtual panel, CPU ticks of each over the same stream of swipes.
