@@ -121,14 +121,7 @@ public final class TouchScreen: Sendable {
     _ gestures: ContinuousGesture..., file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
   ) throws(GestureDiagnostic) {
     let site = CallSite(file, line, column)
-    var kinds = GestureKindSet()
-    for gesture in gestures {
-      if kinds.contains(gesture.core) {
-        throw GestureDiagnostic(.error, ConfigRules.repeatedGroupMember(gesture.core), at: site)
-      }
-      kinds.insert(gesture.core)
-    }
-    guard kinds.count >= 2 else { throw GestureDiagnostic(.error, ConfigRules.groupTooSmall, at: site) }
+    let kinds = try Self.group(gestures, at: site)
     setup.withLock {
       $0.simultaneous = kinds
       $0.groupSite = site
@@ -139,6 +132,19 @@ public final class TouchScreen: Sendable {
   /// Times `queue` was entered with handler calls (a batch of any number of them), for the
   /// tests and the bench that count hops.
   package var handlerHops: Int { delivery.hops.load(ordering: .relaxed) }
+
+  /// The kinds of a simultaneous group, checked as the config's.
+  static func group(_ gestures: [ContinuousGesture], at site: CallSite) throws(GestureDiagnostic) -> GestureKindSet {
+    var kinds = GestureKindSet()
+    for gesture in gestures {
+      if kinds.contains(gesture.core) {
+        throw GestureDiagnostic(.error, ConfigRules.repeatedGroupMember(gesture.core), at: site)
+      }
+      kinds.insert(gesture.core)
+    }
+    guard kinds.count >= 2 else { throw GestureDiagnostic(.error, ConfigRules.groupTooSmall, at: site) }
+    return kinds
+  }
 
   /// Starts reading `source`; handlers run from now on. A screen reads one source at a
   /// time: starting another stops the first.
@@ -331,6 +337,7 @@ public final class TouchScreen: Sendable {
     guard views.withLock({ $0.remove(view.id) }) else { return }
     setup.withLock { setup in
       setup.views.removeAll { $0 === view }
+      setup.viewGroups[view.id] = nil
       setup.entries.removeAll { $0.view === view }
       setup.motions.removeAll { $0.view === view }
     }
@@ -469,6 +476,8 @@ struct Setup: Sendable {
   var motions: [MotionEntry] = []
   /// The views whose single taps fire at once (`TouchView.singleTapFiresAtOnce`), by id.
   var singleTapAtOnce: Set<Int> = []
+  /// The views' own simultaneous groups (`TouchView.recognizeSimultaneously`), by id.
+  var viewGroups: [Int: GestureKindSet] = [:]
   var simultaneous = GestureKindSet()
   var groupSite: CallSite?
   var thresholds = GestureThresholds()
@@ -483,7 +492,17 @@ struct Setup: Sendable {
     var viewRegions: [Int: Int] = [:]
     for view in views {
       viewRegions[view.id] = profile.regions.count
-      profile.regions.append(Region(name: view.name, area: Area(x: 0, y: 0, width: 0, height: 0), independent: true))
+      // A view's group is its own: pan, pinch and rotate of a transform handler join it, and
+      // a view without one keeps the screen's.
+      var group = viewGroups[view.id]
+      if motions.contains(where: { $0.kind == .transform && $0.view === view }) {
+        var joined = group ?? simultaneous
+        for kind in [GestureKind.pan, .pinch, .rotate] { joined.insert(kind) }
+        group = joined
+      }
+      profile.regions.append(
+        Region(
+          name: view.name, area: Area(x: 0, y: 0, width: 0, height: 0), independent: true, simultaneous: group))
     }
     profile.bindings = entries.map { entry in
       var binding = entry.binding
@@ -498,7 +517,7 @@ struct Setup: Sendable {
     profile.simultaneous = simultaneous
     profile.thresholds = thresholds.core
     for motion in motions {
-      if motion.kind == .transform {
+      if motion.kind == .transform, motion.view == nil {
         for kind in [GestureKind.pan, .pinch, .rotate] { profile.simultaneous.insert(kind) }
       }
       // The core begins a stream at the lowest threshold any handler asks for; each handler

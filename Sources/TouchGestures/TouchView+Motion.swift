@@ -39,7 +39,7 @@ extension TouchView {
 
   /// Follows pan, pinch and rotate together on the view: one `Motion` per frame with every
   /// value (UIKit's simultaneous recognizers, SwiftUI's `simultaneously(with:)`). It makes
-  /// pan, pinch and rotate a group on the whole screen; a long press never joins it.
+  /// pan, pinch and rotate a group on this view only; a long press never joins it.
   @discardableResult
   public func onTransform(
     fingers: ClosedRange<Int> = 1...2, threshold: MotionThreshold = .screen,
@@ -61,5 +61,21 @@ extension TouchView {
   ) throws(GestureDiagnostic) -> GestureToken {
     try screen(at: CallSite(file, line, column)).addMotion(
       .longPress, on: self, fingers: fingers, threshold: .screen, at: CallSite(file, line, column), deliver: handler)
+  }
+}
+
+extension TouchView {
+  /// Lets the continuous gestures named step together in one touch sequence of this view
+  /// (`TouchScreen.recognizeSimultaneously`, for this view only, in place of the screen's
+  /// group): separate pan, pinch and rotate handlers all follow one two-finger motion. A long
+  /// press never joins. Replaces the view's earlier group; applies from the next gesture.
+  public func recognizeSimultaneously(
+    _ gestures: ContinuousGesture..., file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
+  ) throws(GestureDiagnostic) {
+    let site = CallSite(file, line, column)
+    let kinds = try TouchScreen.group(gestures, at: site)
+    let screen = try screen(at: site)
+    screen.setup.withLock { $0.viewGroups[id] = kinds }
+    screen.version.add(1, ordering: .releasing)
   }
 }

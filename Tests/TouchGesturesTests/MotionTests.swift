@@ -168,4 +168,32 @@ struct MotionTests {
     #expect(phases.last == .cancelled)
     #expect(!phases.contains(.ended))
   }
+
+  @Test(
+    "a simultaneous group is per view: a transform view's gestures share, a plain view's first one wins",
+    .enabled(if: coreReportsStream, "the core in this build does not report the continuous stream yet"))
+  func groupPerView() async throws {
+    let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
+    let map = screen.addView("map", frame: ViewFrame(x: 0, y: 0, width: 1.0 / 3, height: 1))
+    let plain = screen.addView("plain", frame: ViewFrame(x: 1.0 / 3, y: 0, width: 1.0 / 3, height: 1))
+    let grouped = screen.addView("grouped", frame: ViewFrame(x: 2.0 / 3, y: 0, width: 1.0 / 3, height: 1))
+    let began = Mutex<[String]>([])
+    try map.onTransform { _ in }
+    for view in [map, plain, grouped] {
+      try view.onPinch { motion in if motion.phase == .began { began.withLock { $0.append("\(view) pinch") } } }
+      try view.onRotate { motion in if motion.phase == .began { began.withLock { $0.append("\(view) rotate") } } }
+    }
+    try grouped.recognizeSimultaneously(.pinch, .rotate)
+    #expect(throws: GestureDiagnostic.self) { try grouped.recognizeSimultaneously(.pan) }
+    // The same turn and spread on each view, at once.
+    _ = try await replay(
+      panel + """
+        rotate at=100ms center=0.16,0.5 span=30mm by=90deg to=60mm duration=600ms
+        rotate at=100ms center=0.5,0.5 span=30mm by=90deg to=60mm duration=600ms
+        rotate at=100ms center=0.83,0.5 span=30mm by=90deg to=60mm duration=600ms
+        """, on: screen)
+    let seen = Set(began.withLock { $0 })
+    #expect(seen.isSuperset(of: ["map pinch", "map rotate", "grouped pinch", "grouped rotate"]))
+    #expect(seen.filter { $0.hasPrefix("plain") }.count == 1)
+  }
 }

@@ -677,7 +677,7 @@ struct SequenceArbiter {
       }
       if isUndecided { decide(.claimed) }
     }
-    let group = profile.simultaneous
+    let group = profile.simultaneous(in: sequence.region)
     var sharing = group.contains(kind) ? group : GestureKindSet()
     sharing.insert(kind)
     var fail = RecognizerActions.Fail(why: .otherGestureWon, sparing: sharing)
