@@ -12,7 +12,8 @@ extension TouchView {
     _ handler: @escaping @Sendable (Tap) -> Void
   ) throws(GestureDiagnostic) -> GestureToken {
     let binding = Binding(gesture: .tap, taps: taps, fingers: fingers)
-    return try screen(at: CallSite(file, line, column)).add(binding, on: self, at: CallSite(file, line, column)) { event, firing in
+    let site = CallSite(file, line, column)
+    return try screen(at: site).add(binding, on: self, at: site) { event, firing in
       handler(Tap(event, firing))
     }
   }
@@ -25,7 +26,8 @@ extension TouchView {
     _ handler: @escaping @Sendable (LongPress) -> Void
   ) throws(GestureDiagnostic) -> GestureToken {
     let binding = Binding(gesture: .longPress, fingers: fingers)
-    return try screen(at: CallSite(file, line, column)).add(binding, on: self, at: CallSite(file, line, column)) { event, firing in
+    let site = CallSite(file, line, column)
+    return try screen(at: site).add(binding, on: self, at: site) { event, firing in
       handler(LongPress(event, firing))
     }
   }
@@ -38,7 +40,8 @@ extension TouchView {
     _ handler: @escaping @Sendable (Swipe) -> Void
   ) throws(GestureDiagnostic) -> GestureToken {
     let binding = Binding(gesture: .swipe, fingers: fingers, direction: direction.core)
-    return try screen(at: CallSite(file, line, column)).add(binding, on: self, at: CallSite(file, line, column)) { event, firing in
+    let site = CallSite(file, line, column)
+    return try screen(at: site).add(binding, on: self, at: site) { event, firing in
       handler(Swipe(event, firing))
     }
   }
@@ -52,7 +55,8 @@ extension TouchView {
     _ handler: @escaping @Sendable (Pan) -> Void
   ) throws(GestureDiagnostic) -> GestureToken {
     let binding = Binding(gesture: .pan, fingers: fingers, direction: direction.core, step: step.millimetres)
-    return try screen(at: CallSite(file, line, column)).add(binding, on: self, at: CallSite(file, line, column)) { event, firing in
+    let site = CallSite(file, line, column)
+    return try screen(at: site).add(binding, on: self, at: site) { event, firing in
       handler(Pan(event, firing))
     }
   }
@@ -66,7 +70,8 @@ extension TouchView {
     _ handler: @escaping @Sendable (Pinch) -> Void
   ) throws(GestureDiagnostic) -> GestureToken {
     let binding = Binding(gesture: .pinch, direction: direction.core, step: step?.percent)
-    return try screen(at: CallSite(file, line, column)).add(binding, on: self, at: CallSite(file, line, column)) { event, firing in
+    let site = CallSite(file, line, column)
+    return try screen(at: site).add(binding, on: self, at: site) { event, firing in
       handler(Pinch(event, firing))
     }
   }
@@ -80,7 +85,8 @@ extension TouchView {
     _ handler: @escaping @Sendable (Rotation) -> Void
   ) throws(GestureDiagnostic) -> GestureToken {
     let binding = Binding(gesture: .rotate, direction: direction.core, step: step?.degrees)
-    return try screen(at: CallSite(file, line, column)).add(binding, on: self, at: CallSite(file, line, column)) { event, firing in
+    let site = CallSite(file, line, column)
+    return try screen(at: site).add(binding, on: self, at: site) { event, firing in
       handler(Rotation(event, firing))
     }
   }
