@@ -1,5 +1,6 @@
 import Dispatch
 import GestureCore
+import Synchronization
 import Testing
 
 @testable import TouchGestures
@@ -24,6 +25,29 @@ struct DeliveryTests {
     let other = TouchScreen(queue: DispatchQueue(label: "test.handlers")).addView(
       "w", frame: ViewFrame(x: 0, y: 0, width: 1, height: 1))
     #expect(throws: GestureDiagnostic.self) { try other.mainActor.onTap { _ in } }
+  }
+
+  @Test(
+    "three views, two handlers on each: at most one hop per frame, however many handlers a frame calls",
+    .enabled(if: coreReportsStream, "the core in this build does not report the continuous stream yet"))
+  func oneHopPerFrame() async throws {
+    let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
+    let calls = Mutex<(count: Int, frames: Set<Duration>)>((0, []))
+    for k in 0..<3 {
+      let view = screen.addView("\(k)", frame: ViewFrame(x: Double(k) / 3, y: 0, width: 1.0 / 3, height: 1))
+      try view.onTransform { motion in calls.withLock { $0.count += 1; $0.frames.insert(motion.time) } }
+      view.onTouch { touch in calls.withLock { $0.count += 1; $0.frames.insert(touch.time) } }
+    }
+    _ = try await replay(
+      panel + """
+        rotate at=100ms center=0.16,0.5 span=30mm by=90deg to=60mm duration=500ms
+        pinch at=100ms center=0.5,0.5 from=30mm to=60mm duration=500ms
+        rotate at=100ms center=0.83,0.5 span=30mm by=-90deg to=40mm duration=500ms
+        """, on: screen)
+    let (count, frames) = calls.withLock { $0 }
+    #expect(count > 3 * frames.count)
+    #expect(screen.handlerHops >= 1)
+    #expect(screen.handlerHops <= frames.count)
   }
 
   @Test("a view's events as an async sequence, in order, finished when the view is removed")
