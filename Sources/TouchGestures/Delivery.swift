@@ -24,7 +24,7 @@ final class Delivery: Sendable {
     var spare: [DeliveryItem] = []
   }
 
-  private let buffers = Mutex(Buffers())
+  private let buffers: Mutex<Buffers>
   /// Merging into it is how the input side wakes the queue: merges before the handler runs
   /// make one run. nonisolated(unsafe): Dispatch does not mark its sources Sendable, but
   /// merging into and cancelling one is safe from any thread.
@@ -32,7 +32,15 @@ final class Delivery: Sendable {
   /// Times the queue was entered with handler calls (source events alone not counted).
   let hops = Atomic<Int>(0)
 
+  /// Items each buffer holds before it grows: a few frames of several views and handlers,
+  /// so that a queue that lags behind a few frames does not make them grow.
+  static let initialCapacity = 64
+
   init(queue: DispatchQueue) {
+    var initial = Buffers()
+    initial.waiting.reserveCapacity(Self.initialCapacity)
+    initial.spare.reserveCapacity(Self.initialCapacity)
+    buffers = Mutex(initial)
     let source = DispatchSource.makeUserDataOrSource(queue: queue)
     wakeUp = source
     // Weak: the delivery owns the source, and cancels it when it goes.
