@@ -35,8 +35,18 @@ struct DeliveryTests {
     let calls = Mutex<(count: Int, frames: Set<Duration>)>((0, []))
     for k in 0..<3 {
       let view = screen.addView("\(k)", frame: ViewFrame(x: Double(k) / 3, y: 0, width: 1.0 / 3, height: 1))
-      try view.onTransform { motion in calls.withLock { $0.count += 1; $0.frames.insert(motion.time) } }
-      view.onTouch { touch in calls.withLock { $0.count += 1; $0.frames.insert(touch.time) } }
+      try view.onTransform { motion in
+        calls.withLock {
+          $0.count += 1
+          $0.frames.insert(motion.time)
+        }
+      }
+      view.onTouch { touch in
+        calls.withLock {
+          $0.count += 1
+          $0.frames.insert(touch.time)
+        }
+      }
     }
     _ = try await replay(
       panel + """
