@@ -143,9 +143,10 @@ test: test-unit test-example fuzz-smoke check-packaging test-vm
 test-unit: deps test-deps
 	$(SWIFT) test --scratch-path $(SCRATCH) $(SWIFT_FLAGS)
 
-# The library's example app (examples/kiosk-gestures, its own package depending on this one
-# by path) built in its own scratch directory, replaying its recording through closures;
-# its output must be expected-output.txt line for line. The build plan is worked out anew
+# The library's example apps (examples/kiosk-gestures, its own package depending on this one
+# by path) built in its own scratch directory, each replaying its recording; their outputs
+# must be the expected-*.txt files line for line (PhotoTable's final frames, to 0.01 of the
+# panel, 0.1 of scale and 5 degrees, are the script's motions; its SVG draws three photos). The build plan is worked out anew
 # each time: a cached one missed a source file added to this package (the dependency) and
 # failed to compile it.
 EXAMPLE_DIR := examples/kiosk-gestures
@@ -154,7 +155,23 @@ test-example: deps
 	  --disable-build-manifest-caching
 	cd $(EXAMPLE_DIR) && $(abspath $(SCRATCH))/example/debug/KioskGestures demo.evemu > $(abspath $(SCRATCH))/example/output.txt
 	diff -u $(EXAMPLE_DIR)/expected-output.txt $(SCRATCH)/example/output.txt
-	@echo "test-example: the example's output is expected-output.txt"
+	cd $(EXAMPLE_DIR) && $(abspath $(SCRATCH))/example/debug/PhotoTable photos.evemu \
+	  $(abspath $(SCRATCH))/example/photos.svg > $(abspath $(SCRATCH))/example/photos.txt
+	diff -u $(EXAMPLE_DIR)/expected-photos.txt $(SCRATCH)/example/photos.txt
+	grep -c '<rect ' $(SCRATCH)/example/photos.svg | grep -qx 3
+	cd $(EXAMPLE_DIR) && $(abspath $(SCRATCH))/example/debug/RowList rows.evemu > $(abspath $(SCRATCH))/example/rows.txt
+	diff -u $(EXAMPLE_DIR)/expected-rows.txt $(SCRATCH)/example/rows.txt
+	@echo "test-example: the examples' outputs are expected-output.txt, expected-photos.txt, expected-rows.txt"
+	@# A node the app may not read, as an unprivileged user: the typed failure and its remedy.
+	@if [ "$$(id -u)" = 0 ] && command -v setpriv > /dev/null; then \
+	  install -m 600 /dev/null $(SCRATCH)/example/private-node; \
+	  status=0; setpriv --reuid=65534 --regid=65534 --clear-groups $(abspath $(SCRATCH))/example/debug/KioskGestures \
+	    --device $(abspath $(SCRATCH))/example/private-node > $(SCRATCH)/example/permission.txt || status=$$?; \
+	  test $$status = 2 && grep -q "private-node: permission denied: add the user to the 'input' group" \
+	    $(SCRATCH)/example/permission.txt && echo "test-example: permission denied, with the remedy, as user 65534"; \
+	else \
+	  echo "test-example: permission denied skipped (needs root and setpriv to run as another user)"; \
+	fi
 
 # What the tests use beyond the build: libevemu3, evemu's own reader, which the generator
 # tests read their recordings back with (they say "skipped" without it); for
@@ -354,7 +371,9 @@ fuzz-smoke: fuzz-build
 # event by callgrind, so gestured-bench keeps its symbols) and `gestured replay` of a
 # generated 5 M-event recording (time and peak RSS by /usr/bin/time), for BENCHMARKS.md;
 # `gestured check` at the config size cap and protocol A frames with 64 contacts, for
-# docs/testing.md#benchmarks. Measured here, never in unit tests.
+# docs/testing.md#benchmarks; the library's delivery with three views, a transform handler
+# on each (touchgestures-bench: hops, allocations and CPU per frame). Measured here, never
+# in unit tests.
 BENCH_DIR := $(SCRATCH)/bench
 MALLOC_COUNT := $(BENCH_DIR)/malloc-count.so
 $(MALLOC_COUNT): Tests/Benchmarks/malloc-count.c
@@ -367,6 +386,9 @@ bench: build $(MALLOC_COUNT)
 	$(BUILD) -c release $(RELEASE_LINK_FLAGS) --product gestured-bench
 	Tests/Benchmarks/bench.sh $(GESTURED) $(SCRATCH)/release/gestured-bench $(abspath $(MALLOC_COUNT)) $(BENCH_DIR)
 	Tests/Benchmarks/config-and-matching.sh $(GESTURED) $(BENCH_DIR)/config-and-matching
+	$(BUILD) -c release $(RELEASE_LINK_FLAGS) --product touchgestures-bench
+	@echo "== library: touchgestures-bench (LD_PRELOAD=$(MALLOC_COUNT)); goals <= 1 hop and 0 allocations per frame"
+	LD_PRELOAD=$(abspath $(MALLOC_COUNT)) $(SCRATCH)/release/touchgestures-bench 10
 
 # The live path (BENCHMARKS.md): one VM boot, gestured (the static `make build`) and Debian's
 # lisgd alternately on one virtual panel, CPU ticks of each over the same stream of swipes.

@@ -39,6 +39,7 @@ let package = Package(
     .executableTarget(name: "gestured-touch", dependencies: ["TouchScript", "GestureCore", "CEvdev"]),
     // `make bench`: the in-process figures of BENCHMARKS.md over a generated stream.
     .executableTarget(name: "gestured-bench", dependencies: ["GestureCore", "GesturedConfig", "TouchScript"]),
+    .executableTarget(name: "touchgestures-bench", dependencies: ["TouchGestures", "TouchScript"]),
 
     .testTarget(name: "GestureCoreTests", dependencies: ["GestureCore"]),
     .testTarget(name: "GesturedConfigTests", dependencies: ["GesturedConfig", "GestureCore"]),

@@ -31,6 +31,7 @@ public struct GestureDiagnostic: Error, Hashable, Sendable, CustomStringConverti
 
   init(_ severity: Severity, _ problem: RuleViolation, at site: CallSite) {
     self.severity = severity
+    let problem = problem.inCode
     message = problem.message
     hint = problem.hint
     file = site.location.file
@@ -53,5 +54,65 @@ struct CallSite: Hashable, Sendable {
 
   init(_ file: StaticString, _ line: UInt, _ column: UInt) {
     location = SourceLocation(file: "\(file)", line: Int(line), column: Int(column))
+  }
+}
+
+extension RuleViolation {
+  /// The config's rule in the words of code: arguments and `GestureThresholds` fields for
+  /// the config's keys, handlers for bindings, calls for lists.
+  var inCode: RuleViolation {
+    RuleViolation(Self.inCode(message), hint: hint.map(Self.inCode))
+  }
+
+  /// The config's keys an argument of an `on…` or `region` call stands for.
+  private static let arguments: Set<String> = ["taps", "fingers", "step", "x", "y", "width", "height"]
+  /// The config's threshold keys, which are `GestureThresholds` fields in code.
+  private static let thresholds: Set<String> = [
+    "tap-slop", "tap-max-duration", "multi-tap-gap", "multi-tap-distance", "long-press", "finger-landing",
+    "swipe-min-distance", "swipe-max-duration", "swipe-angle", "pinch-in", "pinch-out", "rotate-angle",
+    "edge-width", "stuck-contact",
+  ]
+
+  private static func inCode(_ text: String) -> String {
+    var text = text
+    let phrases = [
+      ("the config has no bindings, so nothing runs", "the screen has no handlers, so nothing is recognized"),
+      ("add a 'bindings:' list", "add one with an on… method"),
+      ("a 'simultaneous' group", "a recognizeSimultaneously group"),
+      ("a profile has at most", "a screen has at most"),
+      ("is already defined at line", "was already made at line"),
+      ("listed before it at line", "made before it at line"),
+      ("list the smaller region first", "make the smaller region first"),
+      ("their bindings take", "their handlers take"),
+    ]
+    for (config, code) in phrases { text = text.replacing(config, with: code) }
+    for key in arguments { text = text.replacing("'\(key)'", with: "the argument `\(key):`") }
+    for key in thresholds { text = text.replacing("'\(key)'", with: "`GestureThresholds.\(camelCase(key))`") }
+    for (unit, call) in [("%", "percent"), ("mm", "millimetres"), ("deg", "degrees")] {
+      text = stepExamples(in: text, unit: unit, call: call)
+    }
+    return text
+  }
+
+  /// `step: 10%` as the argument is written in code, `step: .percent(10)`.
+  private static func stepExamples(in text: String, unit: String, call: String) -> String {
+    var result = ""
+    var rest = Substring(text)
+    while let start = rest.firstRange(of: "step: ") {
+      result += rest[..<start.upperBound]
+      rest = rest[start.upperBound...]
+      let number = rest.prefix { $0.isNumber || $0 == "." }
+      let after = rest.dropFirst(number.count)
+      if !number.isEmpty, after.hasPrefix(unit) {
+        result += ".\(call)(\(number))"
+        rest = after.dropFirst(unit.count)
+      }
+    }
+    return result + rest
+  }
+
+  private static func camelCase(_ key: String) -> String {
+    let parts = key.split(separator: "-")
+    return ([String(parts[0])] + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }).joined()
   }
 }

@@ -53,6 +53,8 @@ public enum GesturePhase: Hashable, Sendable {
 public protocol GestureValue: Sendable {
   /// The region the first finger landed in; nil outside every region.
   var region: ScreenRegion? { get }
+  /// The view the gesture's touches belong to; nil for a gesture outside every view.
+  var view: TouchView? { get }
   /// Fingers in the gesture.
   var fingers: Int { get }
   /// Where the first finger landed (of the first tap, for taps), pulled into 0…1.
@@ -65,12 +67,15 @@ public protocol GestureValue: Sendable {
 /// The parts every value reads from a firing.
 struct Common {
   var region: ScreenRegion?
+  var view: TouchView?
   var fingers: Int
   var position: Position
   var time: Duration
 
-  init(_ event: GestureEvent, regions: [ScreenRegion]) {
+  init(_ event: GestureEvent, _ firing: Firing) {
+    let regions = firing.regions
     region = event.region.flatMap { regions.indices.contains($0) ? regions[$0] : nil }
+    view = firing.view
     fingers = event.fingers
     let clamped = event.position.clamped
     position = Position(x: clamped.x, y: clamped.y)
@@ -82,6 +87,8 @@ struct Common {
 public struct Tap: GestureValue {
   /// The region the first finger landed in; nil outside every region.
   public var region: ScreenRegion?
+  /// The view the gesture's touches belong to; nil outside every view.
+  public var view: TouchView?
   /// Fingers in the gesture.
   public var fingers: Int
   /// Where the first finger landed, pulled into 0…1.
@@ -91,9 +98,9 @@ public struct Tap: GestureValue {
   /// Taps in the sequence: 2 for a double tap.
   public var taps: Int
 
-  init(_ event: GestureEvent, regions: [ScreenRegion]) {
-    let common = Common(event, regions: regions)
-    (region, fingers, position, time) = (common.region, common.fingers, common.position, common.time)
+  init(_ event: GestureEvent, _ firing: Firing) {
+    let common = Common(event, firing)
+    (region, view, fingers, position, time) = (common.region, common.view, common.fingers, common.position, common.time)
     taps = event.taps
   }
 }
@@ -102,6 +109,8 @@ public struct Tap: GestureValue {
 public struct LongPress: GestureValue {
   /// The region the first finger landed in; nil outside every region.
   public var region: ScreenRegion?
+  /// The view the gesture's touches belong to; nil outside every view.
+  public var view: TouchView?
   /// Fingers in the gesture.
   public var fingers: Int
   /// Where the first finger landed, pulled into 0…1.
@@ -109,9 +118,9 @@ public struct LongPress: GestureValue {
   /// When it fired, on the source's clock.
   public var time: Duration
 
-  init(_ event: GestureEvent, regions: [ScreenRegion]) {
-    let common = Common(event, regions: regions)
-    (region, fingers, position, time) = (common.region, common.fingers, common.position, common.time)
+  init(_ event: GestureEvent, _ firing: Firing) {
+    let common = Common(event, firing)
+    (region, view, fingers, position, time) = (common.region, common.view, common.fingers, common.position, common.time)
   }
 }
 
@@ -119,6 +128,8 @@ public struct LongPress: GestureValue {
 public struct Swipe: GestureValue {
   /// The region the first finger landed in; nil outside every region.
   public var region: ScreenRegion?
+  /// The view the gesture's touches belong to; nil outside every view.
+  public var view: TouchView?
   /// Fingers in the gesture.
   public var fingers: Int
   /// Where the first finger landed, pulled into 0…1.
@@ -128,9 +139,9 @@ public struct Swipe: GestureValue {
   /// The binding's direction.
   public var direction: MoveDirection
 
-  init(_ event: GestureEvent, regions: [ScreenRegion]) {
-    let common = Common(event, regions: regions)
-    (region, fingers, position, time) = (common.region, common.fingers, common.position, common.time)
+  init(_ event: GestureEvent, _ firing: Firing) {
+    let common = Common(event, firing)
+    (region, view, fingers, position, time) = (common.region, common.view, common.fingers, common.position, common.time)
     direction = MoveDirection(event.direction) ?? .up
   }
 }
@@ -139,6 +150,8 @@ public struct Swipe: GestureValue {
 public struct Pan: GestureValue {
   /// The region the first finger landed in; nil outside every region.
   public var region: ScreenRegion?
+  /// The view the gesture's touches belong to; nil outside every view.
+  public var view: TouchView?
   /// Fingers in the gesture.
   public var fingers: Int
   /// Where the first finger landed, pulled into 0…1.
@@ -152,9 +165,9 @@ public struct Pan: GestureValue {
   /// How far the fingers' centre moved since the gesture began.
   public var offset: Offset
 
-  init(_ event: GestureEvent, regions: [ScreenRegion]) {
-    let common = Common(event, regions: regions)
-    (region, fingers, position, time) = (common.region, common.fingers, common.position, common.time)
+  init(_ event: GestureEvent, _ firing: Firing) {
+    let common = Common(event, firing)
+    (region, view, fingers, position, time) = (common.region, common.view, common.fingers, common.position, common.time)
     direction = MoveDirection(event.direction) ?? .up
     phase = GesturePhase(event.phase)
     offset = Offset(dx: event.dx ?? 0, dy: event.dy ?? 0)
@@ -165,6 +178,8 @@ public struct Pan: GestureValue {
 public struct Pinch: GestureValue {
   /// The region the first finger landed in; nil outside every region.
   public var region: ScreenRegion?
+  /// The view the gesture's touches belong to; nil outside every view.
+  public var view: TouchView?
   /// Fingers in the gesture.
   public var fingers: Int
   /// Where the first finger landed, pulled into 0…1.
@@ -178,9 +193,9 @@ public struct Pinch: GestureValue {
   /// The fingers' distance now over their distance when the gesture began: above 1 out.
   public var scale: Double
 
-  init(_ event: GestureEvent, regions: [ScreenRegion]) {
-    let common = Common(event, regions: regions)
-    (region, fingers, position, time) = (common.region, common.fingers, common.position, common.time)
+  init(_ event: GestureEvent, _ firing: Firing) {
+    let common = Common(event, firing)
+    (region, view, fingers, position, time) = (common.region, common.view, common.fingers, common.position, common.time)
     direction = event.direction == .in ? .in : .out
     phase = GesturePhase(event.phase)
     scale = event.scale ?? 1
@@ -191,6 +206,8 @@ public struct Pinch: GestureValue {
 public struct Rotation: GestureValue {
   /// The region the first finger landed in; nil outside every region.
   public var region: ScreenRegion?
+  /// The view the gesture's touches belong to; nil outside every view.
+  public var view: TouchView?
   /// Fingers in the gesture.
   public var fingers: Int
   /// Where the first finger landed, pulled into 0…1.
@@ -204,9 +221,9 @@ public struct Rotation: GestureValue {
   /// Degrees turned since the gesture began, positive clockwise on screen.
   public var angle: Double
 
-  init(_ event: GestureEvent, regions: [ScreenRegion]) {
-    let common = Common(event, regions: regions)
-    (region, fingers, position, time) = (common.region, common.fingers, common.position, common.time)
+  init(_ event: GestureEvent, _ firing: Firing) {
+    let common = Common(event, firing)
+    (region, view, fingers, position, time) = (common.region, common.view, common.fingers, common.position, common.time)
     direction = event.direction == .counterclockwise ? .counterclockwise : .clockwise
     phase = GesturePhase(event.phase)
     angle = event.angle ?? 0

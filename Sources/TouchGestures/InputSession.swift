@@ -57,7 +57,11 @@ final class InputSession: @unchecked Sendable {
     queue.async {
       switch source {
       case .recording(let path):
-        self.play(path)
+        self.play(path, realTime: false)
+        // Played (or failed): the screen and this session no longer keep each other.
+        self.screen.forget(self)
+      case .realTimeRecording(let path):
+        self.play(path, realTime: true)
         // Played (or failed): the screen and this session no longer keep each other.
         self.screen.forget(self)
       case .device(let path): self.startLive(.node(given: path, resolved: Self.resolved(path)))
@@ -78,12 +82,14 @@ final class InputSession: @unchecked Sendable {
 
   private func post(_ event: SourceEvent) {
     guard let report else { return }
-    screen.queue.async { report(event) }
+    screen.delivery.send(.source(report, event))
   }
 
   // MARK: Recordings
 
-  private func play(_ path: String) {
+  /// `realTime`: each event (and each deadline between them) waits for its time on the
+  /// recording's clock, from the first event on, so that an app sees it as it happened.
+  private func play(_ path: String, realTime: Bool) {
     // First pass: every line checked, so that a bad file fires nothing.
     var checker = EvemuStreamParser(file: path)
     let device: DeviceDescription?
@@ -100,14 +106,24 @@ final class InputSession: @unchecked Sendable {
     post(.connected(name: device.name, path: path))
     var parser = EvemuStreamParser(file: path)
     var last = Timestamp(microseconds: 0)
+    var clock = realTime ? RealTimePacer() : nil
     let played = Self.read(path, with: &parser) { batch in
-      guard !self.stopping.load(ordering: .acquiring) else { return }
       for event in batch {
+        guard !self.stopping.load(ordering: .acquiring) else { return }
+        if clock != nil {
+          while let due = pipeline.nextDeadline, due < event.time {
+            clock?.wait(until: due)
+            pipeline.advance(to: due)
+            pipeline.flush()
+          }
+          clock?.wait(until: event.time)
+        }
         pipeline.refresh(at: event.time)
         pipeline.handle(event)
+        // Each frame's handlers in turn, in the order of the frames.
+        pipeline.flush()
       }
       last = batch.last?.time ?? last
-      pipeline.flush()
     }
     if case .failure(let failure) = played { return post(.failed(failure.message)) }
     pipeline.finish(at: last)
@@ -168,10 +184,22 @@ final class InputSession: @unchecked Sendable {
     }
     if let watcher {
       for node in watcher.enumerate() { appeared(node) }
-    } else if case .node(_, let path) = wanted {
+    }
+    if live == nil, case .node(_, let path) = wanted {
+      // Not a node udev knows (or no udev): opened directly, which says why it cannot be.
       open(path, node: nil)
     }
+    if live == nil { postWaiting() }
     rearm()
+  }
+
+  /// Tells the app that nothing is read until a device wanted comes.
+  private func postWaiting() {
+    switch wanted {
+    case .node(let given, _): post(.waiting(for: given))
+    case .match: post(.waiting(for: "a touchscreen"))
+    case nil: break
+    }
   }
 
   /// A node is there: taken if nothing is being read and it is wanted, else remembered.
@@ -199,7 +227,17 @@ final class InputSession: @unchecked Sendable {
     do {
       evdev = try EvdevDevice(devnode: devnode, logger: logger)
     } catch {
-      if configuration == nil || node?.isTouchscreen == true { post(.notice("\(error)")) }
+      if configuration == nil || node?.isTouchscreen == true {
+        let failure: SourceFailure
+        if error.operation == .open, error.isPermissionDenied {
+          failure = .permissionDenied(path: devnode, remedy: SourceFailure.inputGroupRemedy)
+        } else if error.operation == .open, error.errno == .noSuchFileOrDirectory {
+          failure = .absent(path: devnode)
+        } else {
+          failure = .unreadable(path: devnode, reason: "\(error)")
+        }
+        post(.unavailable(failure))
+      }
       return
     }
     if let configuration, let node,
@@ -254,6 +292,7 @@ final class InputSession: @unchecked Sendable {
     for syspath in presentOrder where live == nil {
       if let node = present[syspath] { appeared(node) }
     }
+    if live == nil { postWaiting() }
   }
 
   private func readable() {
@@ -272,7 +311,7 @@ final class InputSession: @unchecked Sendable {
       if first {
         first = false
         Self.cancelIfLate(&device.pipeline, now: event.time)
-        device.pipeline.refresh(at: event.time) { evdev.currentPositions(at: event.time) }
+        device.pipeline.refresh(at: event.time)
       }
       device.pipeline.handle(event)
     }
@@ -300,7 +339,7 @@ final class InputSession: @unchecked Sendable {
     live = nil
     let now = MonotonicClock.now()
     Self.cancelIfLate(&device.pipeline, now: now)
-    device.pipeline.refresh(at: now) { device.evdev.currentPositions(at: now) }
+    device.pipeline.refresh(at: now)
     device.pipeline.advance(to: now)
     device.pipeline.flush()
     live = device
@@ -341,6 +380,23 @@ private final class NoticeSink: OutputSink {
   func write(_ text: String) {
     guard let report = session.report else { return }
     let line = String(text.hasSuffix("\n") ? text.dropLast() : text[...])
-    session.screen.queue.async { report(.notice(line)) }
+    session.screen.delivery.send(.source(report, .notice(line)))
+  }
+}
+
+/// Waits until an event's time on a recording's clock has come on the monotonic clock, the
+/// first event given being now.
+struct RealTimePacer {
+  private var origin: (recording: Timestamp, clock: Timestamp)?
+
+  mutating func wait(until time: Timestamp) {
+    guard let origin else {
+      origin = (time, MonotonicClock.now())
+      return
+    }
+    let due = origin.clock.microseconds + (time.microseconds - origin.recording.microseconds)
+    let now = MonotonicClock.now().microseconds
+    if due > now { usleep(UInt32(min(due - now, 1_000_000))) }
+    if due - now > 1_000_000 { wait(until: time) }
   }
 }

@@ -12,8 +12,18 @@ struct Pipeline {
   let node: InputNode?
   private(set) var recognizer: GestureRecognizer<Entry>?
   private var regions: [ScreenRegion] = []
+  /// Each profile region's view; nil for the named regions.
+  private var regionViews: [TouchView?] = []
   private var version = -1
+  /// The continuous gestures followed, as of the recognizer made.
+  private var followers: [MotionFollower] = []
+  /// The panel's size as the user sees it, mm: a view's frame in millimetres.
+  private var panel = PanelSize(width: 1, height: 1)
+  private var contactViews = ContactViews()
   private var firings: [GestureEvent] = []
+  /// The handler calls since the last flush, in order: a frame's touches, then its motions,
+  /// then its firings. Kept with its capacity from flush to flush.
+  private var outbox: [DeliveryItem] = []
 
   /// nil when the device reports no touch position.
   init?(screen: TouchScreen, device: DeviceDescription, node: InputNode?) {
@@ -27,50 +37,135 @@ struct Pipeline {
   /// Whether the bindings changed since the recognizer was made.
   var isBehind: Bool { screen.version.load(ordering: .acquiring) != version }
 
-  /// Makes the recognizer anew from the bindings now. The sequence in progress is cancelled
-  /// first (its steps end, through the handlers they were made with).
-  mutating func refresh(at time: Timestamp, currentPositions: () -> [RawEvent] = { [] }) {
-    guard isBehind else { return }
-    cancel(at: time)
+  /// Makes the recognizer anew from the bindings now, if they changed and nothing is in
+  /// progress: no finger down and nothing waiting (a tap chain, a long press), so that a
+  /// change never cancels a gesture. Until then the recognizer made before goes on.
+  mutating func refresh(at time: Timestamp) {
+    // What the frames before a removal reported is followed before the removal cancels it.
+    followStream()
+    cancelRemovedViews(at: time)
+    guard isBehind, let engine = recognizer?.engine, engine.contactsDown == 0, engine.nextDeadline == nil else {
+      return
+    }
     rebuild()
-    var nothing: [GestureEvent] = []
-    for event in currentPositions() { recognizer?.engine.handle(event, into: &nothing) }
   }
 
   private mutating func rebuild() {
-    let (version, bindings, regions) = screen.snapshot()
-    var calibrated = bindings
-    if let node { calibrated.profile = DeviceSelection.effectiveProfile(bindings.profile, node: node) }
-    self.version = version
-    self.regions = regions
+    let snapshot = screen.snapshot()
+    var calibrated = snapshot.bindings
+    if let node { calibrated.profile = DeviceSelection.effectiveProfile(calibrated.profile, node: node) }
+    version = snapshot.version
+    regions = snapshot.regions
+    var regionViews = [TouchView?](repeating: nil, count: calibrated.profile.regions.count)
+    let setupViews = screen.setup.withLock { $0.views }
+    for view in setupViews {
+      if let region = snapshot.viewRegions[view.id], regionViews.indices.contains(region) {
+        regionViews[region] = view
+      }
+    }
+    self.regionViews = regionViews
     recognizer = GestureRecognizer(device: device, bindings: calibrated)
+    followers = snapshot.motions.map(MotionFollower.init)
+    recognizer?.engine.reportsStream = !followers.isEmpty
+    if let geometry = recognizer?.engine.geometry { panel = PanelSize(width: geometry.width, height: geometry.height) }
+    let viewRegions = snapshot.viewRegions
+    if !viewRegions.isEmpty {
+      recognizer?.engine.landingRouter = { [weak screen] point in
+        guard let screen, let view = screen.view(at: Position(x: point.x, y: point.y)) else { return nil }
+        return viewRegions[view.id]
+      }
+    }
   }
 
   var nextDeadline: Timestamp? { recognizer?.engine.nextDeadline }
 
-  mutating func handle(_ event: RawEvent) { recognizer?.engine.handle(event, into: &firings) }
+  mutating func handle(_ event: RawEvent) {
+    recognizer?.engine.handle(event, into: &firings)
+    followTouches()
+  }
+
+  /// The views' touch handlers learn of the frame just completed, if any wants it.
+  private mutating func followTouches() {
+    guard screen.touchHandlerCount.load(ordering: .acquiring) > 0, let frame = recognizer?.engine.completedFrame
+    else { return }
+    contactViews.touches(in: frame, screen: screen, into: &outbox)
+  }
 
   mutating func advance(to time: Timestamp) { recognizer?.engine.advance(to: time, into: &firings) }
 
-  mutating func finish(at time: Timestamp) { recognizer?.engine.finish(at: time, into: &firings) }
+  mutating func finish(at time: Timestamp) {
+    recognizer?.engine.finish(at: time, into: &firings)
+    followTouches()
+  }
 
   mutating func cancel(at time: Timestamp) {
     recognizer?.engine.cancel(at: time, into: &firings)
+    followTouches()
     flush()
   }
 
-  /// Sends what fired since the last flush to the screen's queue, in one block: one hop for
-  /// the whole batch, none when nothing fired. A handler cancelled in the meantime is skipped.
+  /// Sends what fired since the last flush to the screen's queue, in one batch: one hop for
+  /// however many handlers and views, none when nothing fired. A handler cancelled or
+  /// disabled in the meantime is skipped, and so is a firing of a view removed in the meantime.
   mutating func flush() {
-    guard !firings.isEmpty else { return }
-    defer { firings.removeAll(keepingCapacity: true) }
-    guard let recognizer else { return }
-    let batch = firings.compactMap { event in recognizer.handler(for: event).map { (entry: $0, event: event) } }
-    guard !batch.isEmpty else { return }
-    let regions = regions
-    screen.firingHops.add(1, ordering: .relaxed)
-    screen.queue.async {
-      for (entry, event) in batch where !entry.token.isCancelled { entry.deliver(event, regions) }
+    followStream()
+    if !firings.isEmpty, let recognizer {
+      for event in firings {
+        guard let entry = recognizer.handler(for: event) else { continue }
+        let view = event.region.flatMap { regionViews.indices.contains($0) ? regionViews[$0] : nil }
+        if let view, view.isRemoved { continue }
+        let firing = Firing(regions: regions, view: view)
+        let handlers = entry.handlers.all
+        for handler in handlers { outbox.append(.firing(handler, event, firing)) }
+        if let view, !handlers.isEmpty { view.publish(ViewEvent(event, firing)) }
+      }
     }
+    firings.removeAll(keepingCapacity: true)
+    screen.delivery.send(&outbox)
+  }
+}
+
+extension Pipeline {
+  /// The stream events since the last call, each turned into the motions of the handlers
+  /// that follow it.
+  fileprivate mutating func followStream() {
+    guard !followers.isEmpty, recognizer?.engine.streamEvents.isEmpty == false else { return }
+    followStream(recognizer?.engine.streamEvents ?? [])
+    // Cleared once no copy is held, so that the engine's buffer is reused, not copied.
+    recognizer?.engine.clearStreamEvents()
+  }
+
+  private mutating func followStream(_ events: [GestureStreamEvent]) {
+    for event in events {
+      // A view removed since goes on here until `cancelRemovedViews` cancels what it follows.
+      let view = event.region.flatMap { regionViews.indices.contains($0) ? regionViews[$0] : nil }
+      let frame = view?.frame
+      for k in followers.indices where followers[k].entry.view === view {
+        guard let phase = followers[k].phase(for: event) else { continue }
+        let motion = Motion(
+          event, gesture: followers[k].entry.kind, phase: phase, view: view, frame: frame, panel: panel)
+        for handler in followers[k].entry.all { outbox.append(.motion(handler, motion)) }
+        view?.publish(.motion(motion))
+      }
+    }
+  }
+
+  /// Views removed since the last call: what their fingers were doing is cancelled.
+  fileprivate mutating func cancelRemovedViews(at time: Timestamp) {
+    let removed = screen.removals.withLock { removals -> [Int] in
+      defer { removals.removeAll() }
+      return removals
+    }
+    guard !removed.isEmpty else { return }
+    for id in removed { contactViews.removeView(id, at: time, into: &outbox) }
+    for k in followers.indices {
+      guard let view = followers[k].entry.view, removed.contains(view.id), let last = followers[k].last,
+        followers[k].cancel()
+      else { continue }
+      let motion = Motion(
+        last, gesture: followers[k].entry.kind, phase: .cancelled, view: view, frame: nil, panel: panel)
+      for handler in followers[k].entry.all { outbox.append(.motion(handler, motion)) }
+    }
+    flush()
   }
 }

@@ -16,7 +16,7 @@ extension TouchScreen {
   ) throws(GestureDiagnostic) -> GestureToken {
     let site = CallSite(file, line, column)
     let binding = Binding(gesture: .tap, taps: taps, fingers: fingers, region: try index(of: region, at: site))
-    return try add(binding, at: site) { event, regions in handler(Tap(event, regions: regions)) }
+    return try add(binding, at: site) { event, firing in handler(Tap(event, firing)) }
   }
 
   /// Calls `handler` when `fingers` fingers rest for the long-press time.
@@ -28,7 +28,7 @@ extension TouchScreen {
   ) throws(GestureDiagnostic) -> GestureToken {
     let site = CallSite(file, line, column)
     let binding = Binding(gesture: .longPress, fingers: fingers, region: try index(of: region, at: site))
-    return try add(binding, at: site) { event, regions in handler(LongPress(event, regions: regions)) }
+    return try add(binding, at: site) { event, firing in handler(LongPress(event, firing)) }
   }
 
   /// Calls `handler` for a swipe `direction`, known when the fingers lift; with `edge`, only
@@ -43,7 +43,7 @@ extension TouchScreen {
     let binding = Binding(
       gesture: .swipe, fingers: fingers, direction: direction.core, edge: edge?.core,
       region: try index(of: region, at: site))
-    return try add(binding, at: site) { event, regions in handler(Swipe(event, regions: regions)) }
+    return try add(binding, at: site) { event, firing in handler(Swipe(event, firing)) }
   }
 
   /// Calls `handler` at every `step` the fingers move further towards `direction` (and back
@@ -58,7 +58,7 @@ extension TouchScreen {
     let binding = Binding(
       gesture: .pan, fingers: fingers, direction: direction.core, region: try index(of: region, at: site),
       step: step.millimetres)
-    return try add(binding, at: site) { event, regions in handler(Pan(event, regions: regions)) }
+    return try add(binding, at: site) { event, firing in handler(Pan(event, firing)) }
   }
 
   /// Calls `handler` for a two-finger pinch `direction`: once when recognized without a
@@ -72,7 +72,7 @@ extension TouchScreen {
     let site = CallSite(file, line, column)
     let binding = Binding(
       gesture: .pinch, direction: direction.core, region: try index(of: region, at: site), step: step?.percent)
-    return try add(binding, at: site) { event, regions in handler(Pinch(event, regions: regions)) }
+    return try add(binding, at: site) { event, firing in handler(Pinch(event, firing)) }
   }
 
   /// Calls `handler` for a two-finger rotation `direction`: once when recognized without a
@@ -86,6 +86,6 @@ extension TouchScreen {
     let site = CallSite(file, line, column)
     let binding = Binding(
       gesture: .rotate, direction: direction.core, region: try index(of: region, at: site), step: step?.degrees)
-    return try add(binding, at: site) { event, regions in handler(Rotation(event, regions: regions)) }
+    return try add(binding, at: site) { event, firing in handler(Rotation(event, firing)) }
   }
 }

@@ -17,8 +17,10 @@ import Synchronization
 ///
 /// Every `on…` call and `region` throws what `gestured check` would say about the same
 /// binding or region in a config, at the call's file, line and column; `warnings` holds what
-/// it would warn about. Calls may come from any thread, before or after `start`; a change
-/// while fingers are down cancels that touch sequence (its steps end).
+/// it would warn about. Calls may come from any thread, before or after `start`. A change
+/// never cancels a gesture in progress: a new binding or view takes touches from the moment
+/// no finger is down and no gesture waits (a tap chain, a long press); a second handler of
+/// a gesture already bound, and a view moved, apply at once.
 ///
 /// Events are read and recognized on the screen's own serial queue; a batch of firings (the
 /// ones one read of the device produced) reaches `queue` in one `async`, so there is at most
@@ -33,8 +35,14 @@ public final class TouchScreen: Sendable {
   /// version it was made from is behind.
   let version = Atomic<Int>(0)
   let session = Mutex<InputSession?>(nil)
-  /// Blocks sent to `queue` with firings, for the test that there is at most one per firing.
-  let firingHops = Atomic<Int>(0)
+  /// The views, front first: the router reads them at every landing.
+  let views = Mutex(ViewTable())
+  /// Views removed that the input side has not yet cancelled the gestures of.
+  let removals = Mutex<[Int]>([])
+  /// How many `onTouch` handlers the views have: none, and frames are not looked at.
+  let touchHandlerCount = Atomic<Int>(0)
+  /// The way from the input side to `queue`.
+  let delivery: Delivery
 
   private static let screens = Atomic<Int>(0)
 
@@ -50,6 +58,7 @@ public final class TouchScreen: Sendable {
     file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
   ) {
     self.queue = queue
+    delivery = Delivery(queue: queue)
     id = Self.screens.add(1, ordering: .relaxed).newValue
     setup = Mutex(Setup(rotation: rotation, size: size, site: CallSite(file, line, column)))
   }
@@ -112,6 +121,20 @@ public final class TouchScreen: Sendable {
     _ gestures: ContinuousGesture..., file: StaticString = #fileID, line: UInt = #line, column: UInt = #column
   ) throws(GestureDiagnostic) {
     let site = CallSite(file, line, column)
+    let kinds = try Self.group(gestures, at: site)
+    setup.withLock {
+      $0.simultaneous = kinds
+      $0.groupSite = site
+    }
+    version.add(1, ordering: .releasing)
+  }
+
+  /// Times `queue` was entered with handler calls (a batch of any number of them), for the
+  /// tests and the bench that count hops.
+  package var handlerHops: Int { delivery.hops.load(ordering: .relaxed) }
+
+  /// The kinds of a simultaneous group, checked as the config's.
+  static func group(_ gestures: [ContinuousGesture], at site: CallSite) throws(GestureDiagnostic) -> GestureKindSet {
     var kinds = GestureKindSet()
     for gesture in gestures {
       if kinds.contains(gesture.core) {
@@ -120,11 +143,7 @@ public final class TouchScreen: Sendable {
       kinds.insert(gesture.core)
     }
     guard kinds.count >= 2 else { throw GestureDiagnostic(.error, ConfigRules.groupTooSmall, at: site) }
-    setup.withLock {
-      $0.simultaneous = kinds
-      $0.groupSite = site
-    }
-    version.add(1, ordering: .releasing)
+    return kinds
   }
 
   /// Starts reading `source`; handlers run from now on. A screen reads one source at a
@@ -162,9 +181,11 @@ public final class TouchScreen: Sendable {
 
   // MARK: Bindings (see TouchScreen+Bindings.swift)
 
-  /// Adds a binding, checked as the config's are; its handler receives each firing.
+  /// Adds a handler: to the binding with the same trigger (on the same view) if there is
+  /// one, else with a binding of its own, checked as the config's are.
   func add(
-    _ binding: Binding, at site: CallSite, deliver: @escaping @Sendable (GestureEvent, [ScreenRegion]) -> Void
+    _ binding: Binding, on view: TouchView? = nil, at site: CallSite,
+    deliver: @escaping @Sendable (GestureEvent, Firing) -> Void
   ) throws(GestureDiagnostic) -> GestureToken {
     var binding = binding
     binding.location = site.location
@@ -180,16 +201,60 @@ public final class TouchScreen: Sendable {
       throw GestureDiagnostic(.error, problem, at: site)
     }
     let token = GestureToken(screen: self)
+    let handler = Handler(token: token, deliver: deliver)
     let bound = binding
-    let added = setup.withLock { setup -> GestureDiagnostic? in
-      if let line = setup.line(ofBindingLike: bound) {
-        return GestureDiagnostic(.error, ConfigRules.repeatedTrigger(line: line), at: site)
+    let isNew = setup.withLock { setup -> Bool in
+      if let k = setup.entries.firstIndex(where: { $0.view === view && $0.binding.sameTrigger(as: bound) }) {
+        setup.entries[k].handlers.add(handler)
+        return false
       }
-      setup.entries.append(Entry(binding: bound, token: token, deliver: deliver))
-      return nil
+      setup.entries.append(Entry(binding: bound, view: view, handlers: HandlerList(handler)))
+      return true
     }
-    if let added { throw added }
-    version.add(1, ordering: .releasing)
+    if isNew { version.add(1, ordering: .releasing) }
+    return token
+  }
+
+  /// Adds a motion handler: to the entry that follows the same gesture the same way if there
+  /// is one, else with an entry of its own (and the bindings that make the core recognize it).
+  func addMotion(
+    _ kind: MotionKind, on view: TouchView?, fingers: ClosedRange<Int>, threshold: MotionThreshold,
+    at site: CallSite, deliver: @escaping @Sendable (Motion) -> Void
+  ) throws(GestureDiagnostic) -> GestureToken {
+    let gesture = kind.kinds[0]
+    for count in [fingers.lowerBound, fingers.upperBound] {
+      if let problem = ConfigRules.fingers(count, gesture: gesture) {
+        throw GestureDiagnostic(.error, problem, at: site)
+      }
+    }
+    for (value, name) in [
+      (threshold.distance, "distance"), (threshold.scaleChange, "scaleChange"), (threshold.angle, "angle"),
+    ] {
+      if let value, !(value >= 0 && value.isFinite) || (name == "scaleChange" && value >= 1) {
+        throw GestureDiagnostic(
+          .error,
+          RuleViolation(
+            "threshold \(name) \(value) is out of range",
+            hint: name == "scaleChange"
+              ? "give a change of scale from 0 up to (not including) 1" : "give a finite value, 0 or more"),
+          at: site)
+      }
+    }
+    let token = GestureToken(screen: self)
+    let handler = MotionHandler(token: token, deliver: deliver)
+    let isNew = setup.withLock { setup -> Bool in
+      if let entry = setup.motions.first(where: {
+        $0.kind == kind && $0.view === view && $0.fingers == fingers && $0.threshold == threshold
+      }) {
+        entry.add(handler)
+        return false
+      }
+      let entry = MotionEntry(kind: kind, view: view, fingers: fingers, threshold: threshold)
+      entry.add(handler)
+      setup.motions.append(entry)
+      return true
+    }
+    if isNew { version.add(1, ordering: .releasing) }
     return token
   }
 
@@ -206,33 +271,103 @@ public final class TouchScreen: Sendable {
   }
 
   func remove(_ token: GestureToken) {
+    let views = setup.withLock { $0.views }
+    for view in views where view.removeTouchHandler(token) { return }
     let removed = setup.withLock { setup in
-      let before = setup.entries.count
-      setup.entries.removeAll { $0.token === token }
-      return setup.entries.count != before
+      if let k = setup.motions.firstIndex(where: { $0.contains(token) }) {
+        guard setup.motions[k].remove(token) else { return false }
+        setup.motions.remove(at: k)
+        return true
+      }
+      guard let k = setup.entries.firstIndex(where: { $0.handlers.contains(token) }) else { return false }
+      guard setup.entries[k].handlers.remove(token) else { return false }
+      setup.entries.remove(at: k)
+      return true
     }
     if removed { version.add(1, ordering: .releasing) }
   }
 
   /// What the input side recognizes now, and the version it reflects.
-  func snapshot() -> (version: Int, bindings: GestureBindings<Entry>, regions: [ScreenRegion]) {
+  func snapshot() -> Snapshot {
     let version = version.load(ordering: .acquiring)
-    return setup.withLock { setup in (version, setup.bindings(), setup.regions) }
+    return setup.withLock { setup in
+      let (bindings, viewRegions) = setup.bindings()
+      return Snapshot(
+        version: version, bindings: bindings, regions: setup.regions, viewRegions: viewRegions,
+        motions: setup.motions)
+    }
+  }
+
+  // MARK: Views
+
+  /// Makes a view in front of every other, at `frame` (fractions of the panel as the user
+  /// sees it). The number of views is not limited.
+  public func addView(_ name: String, frame: ViewFrame) -> TouchView {
+    let view = views.withLock { table in
+      let view = TouchView(name: name, id: table.nextID(), screen: self)
+      table.add(view, frame: frame)
+      return view
+    }
+    setup.withLock { $0.views.append(view) }
+    version.add(1, ordering: .releasing)
+    return view
+  }
+
+  /// Decides which view a landing belongs to instead of the views' frames and order; nil
+  /// gives the decision back to the frames. It runs on the screen's input queue at every
+  /// landing, before the landing is recognized: it must be quick, must not block, and must
+  /// not wait for the screen's queue. A view it returns that was removed takes nothing.
+  public func setHitTest(_ test: (@Sendable (Position) -> TouchView?)?) {
+    views.withLock { $0.hitTest = test }
+  }
+
+  /// The view a landing at `position` belongs to, if any.
+  func view(at position: Position) -> TouchView? {
+    let (test, view) = views.withLock { table -> ((@Sendable (Position) -> TouchView?)?, TouchView?) in
+      if let test = table.hitTest { return (test, nil) }
+      return (nil, table.view(at: position))
+    }
+    guard let test else { return view }
+    // Asked outside the lock: the app's test may read frames.
+    guard let tested = test(position), !tested.isRemoved else { return nil }
+    return tested
+  }
+
+  func removeView(_ view: TouchView) {
+    guard views.withLock({ $0.remove(view.id) }) else { return }
+    setup.withLock { setup in
+      setup.views.removeAll { $0 === view }
+      setup.viewGroups[view.id] = nil
+      setup.entries.removeAll { $0.view === view }
+      setup.motions.removeAll { $0.view === view }
+    }
+    removals.withLock { $0.append(view.id) }
+    version.add(1, ordering: .releasing)
   }
 }
 
-/// Removes a handler: `cancel()` it and the handler is never called again, not even for a
-/// firing already on its way to the queue (when `cancel()` runs on that queue, or before).
+/// One handler of a gesture: `cancel()` it and it is never called again, not even for a
+/// firing already on its way to the queue (when `cancel()` runs on that queue, or before);
+/// `isEnabled = false` skips it until it is enabled again. Neither cancels a gesture in
+/// progress; a handler added or removed applies from the next firing.
 public final class GestureToken: Sendable, Hashable {
   private let cancelled = Atomic<Bool>(false)
+  private let enabled = Atomic<Bool>(true)
   private nonisolated(unsafe) weak var screen: TouchScreen?
 
-  init(screen: TouchScreen) { self.screen = screen }
+  init(screen: TouchScreen?) { self.screen = screen }
 
   /// Whether `cancel()` was called.
   public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
-  /// Removes the binding from its screen. Calling it again does nothing.
+  /// Whether the handler is called; true until set otherwise. A cancelled token stays off.
+  public var isEnabled: Bool {
+    get { enabled.load(ordering: .acquiring) && !isCancelled }
+    set { enabled.store(newValue, ordering: .releasing) }
+  }
+
+  /// Removes the handler from its screen (and the binding, when it was its last handler).
+  /// Calling it again does nothing.
   public func cancel() {
     guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
     screen?.remove(self)
@@ -271,11 +406,59 @@ public struct PanelDimensions: Hashable, Sendable {
   }
 }
 
-/// One binding and its handler.
+/// What a firing's handler learns beside the event.
+struct Firing: Sendable {
+  var regions: [ScreenRegion]
+  var view: TouchView?
+}
+
+/// A handler and its token.
+struct Handler: Sendable {
+  var token: GestureToken
+  var deliver: @Sendable (GestureEvent, Firing) -> Void
+}
+
+/// A binding's handlers, shared between the setup and the input side so that a handler
+/// added to a binding already recognized needs no new recognizer.
+final class HandlerList: Sendable {
+  private let handlers: Mutex<[Handler]>
+
+  init(_ first: Handler) { handlers = Mutex([first]) }
+
+  /// No handler: a binding that only makes the core recognize a kind for a motion handler.
+  init() { handlers = Mutex([]) }
+
+  func add(_ handler: Handler) { handlers.withLock { $0.append(handler) } }
+
+  func contains(_ token: GestureToken) -> Bool { handlers.withLock { $0.contains { $0.token === token } } }
+
+  /// Removes `token`'s handler; true when none is left.
+  func remove(_ token: GestureToken) -> Bool {
+    handlers.withLock { list in
+      list.removeAll { $0.token === token }
+      return list.isEmpty
+    }
+  }
+
+  /// The handlers now, in the order they were added.
+  var all: [Handler] { handlers.withLock { $0 } }
+}
+
+/// One binding, the view it belongs to (nil: the screen's), and its handlers.
 struct Entry: Sendable {
   var binding: Binding
-  var token: GestureToken
-  var deliver: @Sendable (GestureEvent, [ScreenRegion]) -> Void
+  var view: TouchView?
+  var handlers: HandlerList
+}
+
+/// What the input side recognizes, as of `version`.
+struct Snapshot {
+  var version: Int
+  var bindings: GestureBindings<Entry>
+  var regions: [ScreenRegion]
+  /// The profile's region of each view (by view id); the views' regions follow the named ones.
+  var viewRegions: [Int: Int]
+  var motions: [MotionEntry]
 }
 
 /// Everything made in code, as a config would give it.
@@ -287,32 +470,88 @@ struct Setup: Sendable {
   var regions: [ScreenRegion] = []
   var regionSites: [CallSite] = []
   var entries: [Entry] = []
+  /// The views not removed, in the order they were made.
+  var views: [TouchView] = []
+  /// The continuous gestures followed, in the order they were added.
+  var motions: [MotionEntry] = []
+  /// The views whose single taps fire at once (`TouchView.singleTapFiresAtOnce`), by id.
+  var singleTapAtOnce: Set<Int> = []
+  /// The views' own simultaneous groups (`TouchView.recognizeSimultaneously`), by id.
+  var viewGroups: [Int: GestureKindSet] = [:]
   var simultaneous = GestureKindSet()
   var groupSite: CallSite?
   var thresholds = GestureThresholds()
 
-  var profile: Profile {
+  /// The profile: the named regions, then one independent region per view (with no area:
+  /// the router puts landings in it), and every binding with its view's region.
+  func profile() -> (Profile, viewRegions: [Int: Int]) {
     var profile = Profile(name: "TouchScreen")
     profile.rotation = GestureCore.Rotation(rawValue: rotation.rawValue) ?? .none
     profile.size = size.map { PanelSize(width: $0.width, height: $0.height) }
     profile.regions = regions.map { Region(name: $0.name, area: $0.area) }
-    profile.bindings = entries.map(\.binding)
+    var viewRegions: [Int: Int] = [:]
+    for view in views {
+      viewRegions[view.id] = profile.regions.count
+      // A view's group is its own: pan, pinch and rotate of a transform handler join it, and
+      // a view without one keeps the screen's.
+      var group = viewGroups[view.id]
+      if motions.contains(where: { $0.kind == .transform && $0.view === view }) {
+        var joined = group ?? simultaneous
+        for kind in [GestureKind.pan, .pinch, .rotate] { joined.insert(kind) }
+        group = joined
+      }
+      profile.regions.append(
+        Region(
+          name: view.name, area: Area(x: 0, y: 0, width: 0, height: 0), independent: true, simultaneous: group))
+    }
+    profile.bindings = entries.map { entry in
+      var binding = entry.binding
+      if let view = entry.view {
+        binding.region = viewRegions[view.id]
+        binding.firesAtOnce = binding.gesture == .tap && binding.taps == 1 && singleTapAtOnce.contains(view.id)
+      }
+      return binding
+    }
+    // After the app's bindings, so that a one-shot of the app's wins over these.
+    profile.bindings += recognitionBindings(viewRegions)
     profile.simultaneous = simultaneous
     profile.thresholds = thresholds.core
+    for motion in motions {
+      if motion.kind == .transform, motion.view == nil {
+        for kind in [GestureKind.pan, .pinch, .rotate] { profile.simultaneous.insert(kind) }
+      }
+      // The core begins a stream at the lowest threshold any handler asks for; each handler
+      // then waits for its own.
+      if let change = motion.threshold.scaleChange, change > 0 {
+        profile.thresholds.pinchOut = min(profile.thresholds.pinchOut, 1 + change)
+        profile.thresholds.pinchIn = max(profile.thresholds.pinchIn, 1 - min(change, 0.99))
+      }
+      if let angle = motion.threshold.angle, angle > 0 {
+        profile.thresholds.rotateAngle = min(profile.thresholds.rotateAngle, angle)
+      }
+    }
     profile.location = site.location
-    return profile
+    return (profile, viewRegions)
   }
 
-  func bindings() -> GestureBindings<Entry> { GestureBindings(profile: profile, handlers: entries) }
+  func bindings() -> (GestureBindings<Entry>, viewRegions: [Int: Int]) {
+    let (profile, viewRegions) = profile()
+    let recognition = recognitionBindings(viewRegions).map { Entry(binding: $0, view: nil, handlers: HandlerList()) }
+    return (GestureBindings(profile: profile, handlers: entries + recognition), viewRegions)
+  }
 
-  /// The line of a binding with the same trigger (gesture, taps, fingers, direction, edge,
-  /// region), as the config's duplicate check compares them.
-  func line(ofBindingLike new: Binding) -> Int? {
-    entries.first { entry in
-      let old = entry.binding
-      return old.gesture == new.gesture && old.taps == new.taps && old.fingers == new.fingers
-        && old.direction == new.direction && old.edge == new.edge && old.region == new.region
-    }?.binding.location?.line
+  /// What makes the core recognize, in every direction, the kinds the motion handlers follow.
+  private func recognitionBindings(_ viewRegions: [Int: Int]) -> [Binding] {
+    var bindings: [Binding] = []
+    for motion in motions {
+      let region = motion.view.flatMap { viewRegions[$0.id] }
+      if motion.view != nil, region == nil { continue }
+      for var binding in motion.kind.recognitionBindings(fingers: motion.fingers) {
+        binding.region = region
+        if !bindings.contains(where: { $0.sameTrigger(as: binding) }) { bindings.append(binding) }
+      }
+    }
+    return bindings
   }
 
   func warnings() -> [GestureDiagnostic] {
@@ -333,7 +572,7 @@ struct Setup: Sendable {
       }
     }
     if let groupSite {
-      for problem in ConfigRules.groupFingers(simultaneous, bindings: entries.map(\.binding)) {
+      for problem in ConfigRules.groupFingers(simultaneous, bindings: profile().0.bindings) {
         warnings.append(GestureDiagnostic(.warning, problem, at: groupSite))
       }
     }
@@ -344,4 +583,13 @@ struct Setup: Sendable {
 
 extension CallSite {
   init(_ location: SourceLocation) { self.location = location }
+}
+
+extension Binding {
+  /// The same gesture, taps, fingers, direction, edge, region and step: what a second
+  /// handler of one binding shares.
+  func sameTrigger(as other: Binding) -> Bool {
+    gesture == other.gesture && taps == other.taps && fingers == other.fingers && direction == other.direction
+      && edge == other.edge && region == other.region && step == other.step
+  }
 }

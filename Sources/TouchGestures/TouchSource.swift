@@ -12,6 +12,10 @@ public enum TouchSource: Hashable, Sendable {
   /// An evemu recording (`gestured record`, `evemu-record`, `gestured-touch`), played on its
   /// own clock as fast as it can be read; `SourceEvent.finished` follows its last firing.
   case recording(String)
+  /// An evemu recording played in real time: each event when its time has come, counted
+  /// from the first, as it happened (for a demo, or an app that moves its views as the
+  /// gestures go); `SourceEvent.finished` follows its last firing.
+  case realTimeRecording(String)
 }
 
 /// Which touchscreens `TouchSource.firstTouchscreen` may take: every given criterion must
@@ -53,4 +57,32 @@ public enum SourceEvent: Hashable, Sendable {
   case notice(String)
   /// The source cannot be read at all (a bad recording, no event loop); reading stopped.
   case failed(String)
+  /// Nothing is read until the device wanted comes (a path, or "a touchscreen"): after
+  /// `start` found none, or after the one read went away. A `connected` follows when it comes.
+  case waiting(for: String)
+  /// A device wanted cannot be read, and why; the screen goes on waiting for it.
+  case unavailable(SourceFailure)
+}
+
+/// Why a device cannot be read.
+public enum SourceFailure: Hashable, Sendable, CustomStringConvertible {
+  /// No such node (yet): unplugged, or a wrong path.
+  case absent(path: String)
+  /// The node is there but this process may not read it; `remedy` says what to do.
+  case permissionDenied(path: String, remedy: String)
+  /// Anything else: the node is not an input device, the kernel refused, ….
+  case unreadable(path: String, reason: String)
+
+  /// What to do about a node of /dev/input the process may not read.
+  public static let inputGroupRemedy =
+    "add the user to the 'input' group (sudo usermod -aG input $USER, then log in again), or run as root"
+
+  /// One line for a log.
+  public var description: String {
+    switch self {
+    case .absent(let path): "\(path): no such device"
+    case .permissionDenied(let path, let remedy): "\(path): permission denied: \(remedy)"
+    case .unreadable(_, let reason): reason
+    }
+  }
 }

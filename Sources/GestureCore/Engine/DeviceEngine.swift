@@ -67,6 +67,14 @@ public struct DeviceEngine {
     get { arbiter.reportsStream }
     set { arbiter.reportsStream = newValue }
   }
+  /// Decides which independent region a contact landing at a point (0...1 as the user sees
+  /// the panel) joins, instead of the regions' areas; nil from it, or a region that is not
+  /// independent: the panel's shared sequence. For regions whose place changes (the library's views): set
+  /// before a landing, it applies to that landing. Called on the engine's caller's thread.
+  public var landingRouter: (@Sendable (Point) -> Int?)? {
+    get { arbiter.landingRouter }
+    set { arbiter.landingRouter = newValue }
+  }
   /// Stream events since the last `clearStreamEvents()`, in order.
   public var streamEvents: [GestureStreamEvent] { arbiter.streamEvents }
   public mutating func clearStreamEvents() { arbiter.streamEvents.removeAll(keepingCapacity: true) }

@@ -32,6 +32,10 @@ struct GestureArbiter {
   private let index: BindingIndex
   /// Whether each region is independent; empty when none is.
   private let independentRegions: [Bool]
+  /// Decides, instead of the regions' areas, which independent region a contact landing at a
+  /// point (0...1 as the user sees the panel) joins; nil from it (or a region that is not
+  /// independent): the shared sequence. The library's views move, so their regions have no fixed area.
+  var landingRouter: (@Sendable (Point) -> Int?)?
   private let hasIndependentRegions: Bool
   /// Whether the sequences report more than firings (trace, records, dispositions, stream),
   /// which `flush` then moves here.
@@ -311,9 +315,17 @@ struct GestureArbiter {
   /// The sequence a contact landing at `position` joins: 0 the shared one, k the k-th of
   /// `independent` (taken for its region if none serves it yet).
   private mutating func route(of position: Point) -> Int {
-    guard !independentRegions.isEmpty else { return 0 }
     let p = position.clamped
-    guard let region = profile.region(atX: p.x, y: p.y), independentRegions[region] else { return 0 }
+    let region: Int
+    if let landingRouter {
+      guard let routed = landingRouter(p), independentRegions.indices.contains(routed), independentRegions[routed]
+      else { return 0 }
+      region = routed
+    } else {
+      guard !independentRegions.isEmpty else { return 0 }
+      guard let found = profile.region(atX: p.x, y: p.y), independentRegions[found] else { return 0 }
+      region = found
+    }
     if let k = independent.firstIndex(where: { $0.route == region }) { return k + 1 }
     if let k = independent.firstIndex(where: { $0.route == nil }) {
       independent[k].route = region

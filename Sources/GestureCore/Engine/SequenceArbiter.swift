@@ -64,6 +64,8 @@ struct SequenceArbiter {
   private let chainKind = GestureKind.allCases.first { RecognizerTable.recognizer(of: $0).waitsInChain }
   /// The kinds bound in the current sequence's region, for any finger count.
   private var boundInRegion = GestureKindSet()
+  /// The waiting chain's single tap fired at once (`fireSingleTapAtOnce`).
+  private var singleTapFired = false
   var now = Timestamp(microseconds: 0) {
     didSet { tracer.now = now }
   }
@@ -421,7 +423,7 @@ struct SequenceArbiter {
     sequence.fingers.append(
       SequenceFinger(contact: change.id, downTime: now, down: change.position, current: change.position))
     let start = change.position.clamped
-    sequence.region = profile.region(atX: start.x, y: start.y)
+    sequence.region = route ?? profile.region(atX: start.x, y: start.y)
     boundInRegion = index.kinds(region: sequence.region)
     var reset = RecognizerActions.Reset()
     forEachRecognizer(&reset, into: &output)
@@ -568,6 +570,7 @@ struct SequenceArbiter {
       let action = chain.tapped(
         fingers: fingers, region: sequence.region, position: sequence.firstDown, centroid: sequence.downCentroid,
         at: now, highestBound: highest)
+      fireSingleTapAtOnce(into: &output)
       finish(action, into: &output)
     }
   }
@@ -591,16 +594,32 @@ struct SequenceArbiter {
     if reportsStream { beginStream(kind) }
   }
 
+  /// A chain's first tap whose single-tap binding fires at once (`Binding.firesAtOnce`)
+  /// fires it now, while the chain waits for a longer one; `finish` then does not again.
+  private mutating func fireSingleTapAtOnce(into output: inout [GestureEvent]) {
+    guard case .waiting(let waiting) = chain.state, waiting.taps == 1, let chainKind,
+      let binding = index.sequence(region: waiting.region, fingers: waiting.fingers).taps[1],
+      profile.bindings[binding].firesAtOnce
+    else { return }
+    singleTapFired = true
+    output.append(
+      GestureEvent(
+        time: now, binding: binding, gesture: chainKind, sequence: sequence.number, fingers: waiting.fingers, taps: 1,
+        position: waiting.position.clamped, region: waiting.region))
+  }
+
   /// Fires a finished tap chain's binding for exactly its count, if one is bound.
   private mutating func finish(_ action: MultiTapRecognizer.Action, into output: inout [GestureEvent]) {
     guard case .end(let chain) = action else { return }
+    let firedAlready = chain.taps == 1 && singleTapFired
+    singleTapFired = false
     if tracer.isOn { note("tap chain ended: \(chain.taps) × \(chain.fingers)-finger") }
     let binding = index.sequence(region: chain.region, fingers: chain.fingers).taps[chain.taps]
     if forwarding { decideChain(binding != nil ? .claimed : .passThrough) }
     if tracer.keepsRecords {
       tracer.keep(.tapChainEnded(taps: chain.taps, fingers: chain.fingers, region: chain.region, bound: binding != nil))
     }
-    guard let binding, let chainKind else { return }
+    guard let binding, let chainKind, !firedAlready else { return }
     output.append(
       GestureEvent(
         time: now, binding: binding, gesture: chainKind, sequence: sequence.number, fingers: chain.fingers,
@@ -708,7 +727,7 @@ struct SequenceArbiter {
       }
       if isUndecided { decide(.claimed) }
     }
-    let group = profile.simultaneous
+    let group = profile.simultaneous(in: sequence.region)
     var sharing = group.contains(kind) ? group : GestureKindSet()
     sharing.insert(kind)
     var fail = RecognizerActions.Fail(why: .otherGestureWon, sparing: sharing)

@@ -45,11 +45,16 @@ public struct Region: Hashable, Sendable {
   /// `independent: true`: contacts that land here form their own touch sequences, which
   /// run beside the panel's other sequences (docs/configuration.md, "Independent regions").
   public var independent: Bool
+  /// The continuous gestures that may all step in one touch sequence of this region, in
+  /// place of the profile's group; nil: the profile's. The config has no key for it (the
+  /// library's views each have their own).
+  public var simultaneous: GestureKindSet?
 
-  public init(name: String, area: Area = .whole, independent: Bool = false) {
+  public init(name: String, area: Area = .whole, independent: Bool = false, simultaneous: GestureKindSet? = nil) {
     self.name = name
     self.area = area
     self.independent = independent
+    self.simultaneous = simultaneous
   }
 }
 
@@ -86,6 +91,10 @@ public struct Binding: Hashable, Sendable {
   /// `StepUnit` (a pinch's 10 % is 10). nil: a one-shot binding.
   public var step: Double?
   public var location: SourceLocation?
+  /// A single tap (taps 1) that fires at its release even when more taps are bound in its
+  /// place: the longer chain still fires at its own last release (both fire). The library
+  /// sets it per view; the config has no key for it.
+  public var firesAtOnce = false
 
   public init(
     name: String? = nil, gesture: GestureKind, taps: Int = 1, fingers: Int? = nil,
@@ -174,6 +183,14 @@ public struct Profile: Hashable, Sendable {
   /// empty: the first gesture recognized wins the sequence.
   public var simultaneous = GestureKindSet()
   public var regions: [Region] = []
+
+  /// The group of a sequence in `region`: the region's own, else the profile's.
+  public func simultaneous(in region: Int?) -> GestureKindSet {
+    guard let region, regions.indices.contains(region), let own = regions[region].simultaneous else {
+      return simultaneous
+    }
+    return own
+  }
   public var bindings: [Binding] = []
   /// Take the device exclusively (EVIOCGRAB).
   public var grab = false

@@ -112,9 +112,13 @@ public struct EvemuStreamParser {
       let newline = piece.firstIndex(of: ASCII.newline)
       partialLine.append(contentsOf: UnsafeBufferPointer(rebasing: piece[..<(newline.map { $0 + 1 } ?? piece.count)]))
       guard let newline else { return try checkPartialLineLength() }
-      let line = partialLine
+      // Moved out while parsed (parse appends to `partialLine`), then back with its capacity:
+      // no allocation per piece.
+      var line = partialLine
       partialLine = []
       try line.withUnsafeBufferPointer { (buffer) throws(RecordingError) in try parse(buffer, final: true) }
+      line.removeAll(keepingCapacity: true)
+      partialLine = line
       try parse(UnsafeBufferPointer(rebasing: piece[(newline + 1)...]), final: false)
     } else {
       try parse(piece, final: false)

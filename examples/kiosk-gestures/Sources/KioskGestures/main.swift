@@ -1,6 +1,7 @@
 // A kiosk app's gestures as closures: a double tap in the top right corner, a two-finger
 // swipe, zooming by pinching, a long press. `KioskGestures demo.evemu` replays a recording;
 // `KioskGestures` alone reads the first touchscreen (root or the input group).
+// `KioskGestures --device /dev/input/eventN` reads that node.
 import Dispatch
 import TouchGestures
 
@@ -46,7 +47,10 @@ do {
 for warning in screen.warnings { say("\(warning)") }
 
 let arguments = CommandLine.arguments.dropFirst()
-let source: TouchSource = arguments.first.map { .recording($0) } ?? .firstTouchscreen()
+// `--device PATH`: that node, and an exit (2) with the reason when it cannot be read.
+let source: TouchSource =
+  arguments.first == "--device"
+  ? .device(arguments.dropFirst().first ?? "") : arguments.first.map { .recording($0) } ?? .firstTouchscreen()
 screen.start(source) { event in
   switch event {
   case .connected(let name, _): say("reading '\(name)'")
@@ -56,6 +60,10 @@ screen.start(source) { event in
     exit(1)
   case .disconnected(let path): say("\(path) went away")
   case .notice(let text): say(text)
+  case .waiting(let wanted): say("waiting for \(wanted)")
+  case .unavailable(let failure):
+    say("\(failure)")
+    if case .device = source { exit(2) }
   }
 }
 dispatchMain()
