@@ -37,7 +37,9 @@ extension FrameAssembler {
     case AbsCode.mtTrackingID:
       pendingReport.trackingID = max(value, -1)
     case AbsCode.mtToolType:
-      pendingReport.ignored = Self.isIgnoredTool(value)
+      if Self.isIgnoredTool(value) { pendingReport.ignored = true }
+    case AbsCode.mtTouchMajor:
+      if value >= palmMajorLimit { pendingReport.ignored = true }
     default:
       break
     }
@@ -92,7 +94,9 @@ extension FrameAssembler {
         case AbsCode.mtTrackingID:
           report.trackingID = max(event.value, -1)
         case AbsCode.mtToolType:
-          report.ignored = Self.isIgnoredTool(event.value)
+          if Self.isIgnoredTool(event.value) { report.ignored = true }
+        case AbsCode.mtTouchMajor:
+          if event.value >= palmMajorLimit { report.ignored = true }
         default:
           break
         }

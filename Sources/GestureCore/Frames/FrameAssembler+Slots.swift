@@ -26,6 +26,8 @@ extension FrameAssembler {
     var reportedY: Int32 = 0
     /// Also outlives contacts, for the same reason.
     var toolType: Int32 = ToolType.finger
+    /// ABS_MT_TOUCH_MAJOR, for `palm-size`; outlives contacts too.
+    var touchMajor: Int32 = 0
     var contactID: UInt32 = 0
   }
 
@@ -52,9 +54,19 @@ extension FrameAssembler {
       dirtySlots |= 1 << UInt64(index)
     case AbsCode.mtToolType:
       setSlotToolType(index, value)
+    case AbsCode.mtTouchMajor:
+      setSlotTouchMajor(index, value)
     default:
       break
     }
+  }
+
+  /// A touch-major at or above `palm-size` marks the slot for SYN_REPORT, where
+  /// `commitSlots` judges it: the contact is then a palm.
+  @inline(__always)
+  mutating func setSlotTouchMajor(_ index: Int, _ value: Int32) {
+    slots[index].touchMajor = value
+    if value >= palmMajorLimit { dirtySlots |= 1 << UInt64(index) }
   }
 
   /// The events that make most of a protocol B stream, from `events[start...]`: slot
@@ -88,6 +100,11 @@ extension FrameAssembler {
           }
         case AbsCode.mtSlot:
           slot = event.value >= 0 && Int(event.value) < slotCount ? Int(event.value) : -1
+        case AbsCode.mtTouchMajor:
+          if slots.indices.contains(slot) {
+            slots[slot].touchMajor = event.value
+            if event.value >= palmMajorLimit { dirty |= 1 << UInt64(slot) }
+          }
         case AbsCode.mtTrackingID, AbsCode.mtToolType:
           break scan
         default:
@@ -144,7 +161,7 @@ extension FrameAssembler {
       break
     case .pending:
       // Down and up within one frame (eGalax does this): still a touch, reported whole.
-      if !Self.isIgnoredTool(slot.toolType), transientsInFrame < transientLimit {
+      if !isPalmOrPen(slot), transientsInFrame < transientLimit {
         _ = writableStorage()
         transientsInFrame += 1
         let id = takeContactID()
@@ -171,6 +188,17 @@ extension FrameAssembler {
     slots[index].state = .ignored
   }
 
+  /// The contact id of the contact reported in protocol B slot `index`, if any.
+  func reportedContact(inSlot index: Int) -> UInt32? {
+    guard mode == .slots, index >= 0, index < slotCount, slots[index].state == .reported else { return nil }
+    return slots[index].contactID
+  }
+
+  @inline(__always)
+  func isPalmOrPen(_ slot: Slot) -> Bool {
+    Self.isIgnoredTool(slot.toolType) || slot.touchMajor >= palmMajorLimit
+  }
+
   /// SYN_REPORT: report what went down and what moved, in slot order.
   mutating func commitSlots() {
     var dirty = dirtySlots
@@ -181,7 +209,7 @@ extension FrameAssembler {
       let slot = slots[index]
       switch slot.state {
       case .pending:
-        if Self.isIgnoredTool(slot.toolType) {
+        if isPalmOrPen(slot) {
           slots[index].state = .ignored
           break
         }
@@ -192,6 +220,12 @@ extension FrameAssembler {
         slots[index].reportedX = slot.x
         slots[index].reportedY = slot.y
       case .reported:
+        if slot.touchMajor >= palmMajorLimit {
+          // Grew into a palm: cancelled as one the panel labels.
+          record(slot.contactID, .cancelled, x: slot.x, y: slot.y)
+          slots[index].state = .ignored
+          break
+        }
         guard slot.x != slot.reportedX || slot.y != slot.reportedY else { break }
         record(slot.contactID, .moved, x: slot.x, y: slot.y)
         slots[index].reportedX = slot.x

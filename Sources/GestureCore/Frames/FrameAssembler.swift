@@ -40,6 +40,9 @@ public struct FrameAssembler: Sendable {
 
   let mode: Mode
   let geometry: PanelGeometry
+  /// `PalmRule.majorLimit`: a contact whose touch-major reaches it is a palm, ignored as
+  /// one the panel labels MT_TOOL_PALM.
+  let palmMajorLimit: Int32
 
   var nextContactID: UInt32 = 1
   var activeCount = 0
@@ -82,8 +85,10 @@ public struct FrameAssembler: Sendable {
   /// contacts (0: none known), for `continuesInOrder`.
   var spacingFloor = 0.0
 
-  public init(device: DeviceDescription, geometry: PanelGeometry) {
+  /// `palm`: nil judges palms by the panel's MT_TOOL_PALM label alone.
+  public init(device: DeviceDescription, geometry: PanelGeometry, palm: PalmRule? = nil) {
     self.geometry = geometry
+    palmMajorLimit = palm?.majorLimit ?? .max
     let slotCount: Int
     switch device.touchProtocol {
     case .multitouchB(let slots):
