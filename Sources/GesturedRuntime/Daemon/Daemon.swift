@@ -477,9 +477,15 @@ public final class Daemon: @unchecked Sendable {
     var forwarder: Forwarder?
     if profile.forward && grabbed {
       do {
-        let clone = try evdev.makeClone()
-        forwarder = Forwarder(
-          clone: clone, device: evdev.description, devnode: node.devnode, logger: logger, positions: positions)
+        let clone = try evdev.makeClone(addingToolType: ForwardGate.cloneAddsToolType(evdev.description))
+        let made = Forwarder(
+          clone: clone, engine: recognizer.engine, devnode: node.devnode, logger: logger, positions: positions,
+          openedAt: MonotonicClock.now())
+        if let wake = profileActions.wake {
+          made.onWake = wakeHandler(
+            wake, profile: profile, actions: profileActions, devnode: node.devnode, deviceName: evdev.description.name)
+        }
+        forwarder = made
         logger.info(
           "\(node.devnode): forwarding every touch that is not a gesture to its clone \(clone.devnode ?? "(no node yet)")"
         )
@@ -906,6 +912,30 @@ public final class Daemon: @unchecked Sendable {
         environment: ActionEnvironment(firing: firing, shared: environment), timeout: firing.action.timeout,
         cooldown: firing.action.cooldown, user: firing.user, firedAt: firing.event.time,
         schedule: Daemon.schedule(of: firing.event, devnode: devnode))
+    }
+  }
+
+  /// What runs when a touch wakes a forwarded panel (`wake:` with `run:`): the command, as a
+  /// binding's, labelled "profile/wake"; monitor prints that it woke.
+  private func wakeHandler(
+    _ wake: BindingAction, profile: Profile, actions: ProfileActions, devnode: String, deviceName: String
+  ) -> (Timestamp) -> Void {
+    let label = "\(profile.name)/wake"
+    let environment = ActionEnvironment.Shared(
+      profileName: profile.name, profileEnvironment: actions.environment, bindingName: "wake",
+      bindingEnvironment: wake.environment, deviceName: deviceName, devnode: devnode,
+      path: mode == .actions ? ActionEnvironment.currentPath() : nil)
+    return { [unowned self] time in
+      switch mode {
+      case .monitor:
+        logger.info("\(devnode): a touch woke the panel; not forwarded")
+      case .actions:
+        runner?.run(
+          ActionRunner.Request(
+            key: "\(devnode)#wake", label: label, command: wake.run,
+            environment: ActionEnvironment(shared: environment),
+            timeout: wake.timeout, cooldown: wake.cooldown, user: wake.user ?? actions.user, firedAt: time))
+      }
     }
   }
 
