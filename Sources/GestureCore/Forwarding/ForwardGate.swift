@@ -49,6 +49,15 @@ public struct ForwardGate {
 
     var slots: Int { slotValues.count / Self.mtCodes }
 
+    /// Becomes `other` (of the same device) in the storage it has (a held run that
+    /// shares that storage keeps its own values: the first write copies them).
+    mutating func overwrite(with other: DeviceState) {
+      for i in axes.indices { axes[i] = other.axes[i] }
+      for i in slotValues.indices { slotValues[i] = other.slotValues[i] }
+      for i in keys.indices { keys[i] = other.keys[i] }
+      slot = other.slot
+    }
+
     func value(slot s: Int, _ code: UInt16) -> Int32 { slotValues[s * Self.mtCodes + Int(code - AbsCode.mtSlot)] }
 
     /// Whether no contact is down: every slot's tracking id ended and BTN_TOUCH up.
@@ -123,6 +132,8 @@ public struct ForwardGate {
   private let countKeys: [UInt16]
   private let hasTouchKey: Bool
   private var panel: DeviceState
+  /// `panel` before the frame being read.
+  private var before: DeviceState
   private var clone: DeviceState
   /// Whether the clone holds exactly what the panel does (nothing dropped or held since the
   /// last check): then a frame goes out with no comparison at all.
@@ -162,6 +173,7 @@ public struct ForwardGate {
     countKeys = KeyCode.fingerCounts.filter { device.keys.contains($0) }
     hasTouchKey = device.keys.contains(KeyCode.btnTouch)
     panel = DeviceState(slots: protocolA ? 0 : slots)
+    before = panel
     // A new uinput device starts with every value 0 and no contact; the first frame that
     // goes out brings it to the panel's values.
     clone = panel
@@ -221,7 +233,9 @@ public struct ForwardGate {
       }
       return
     }
-    let before = panel
+    // The state before the frame, kept in a buffer of its own rather than a copy (which
+    // would allocate at the first write to `panel`).
+    before.overwrite(with: panel)
     let wasIdle = panel.isIdle
     if slotted {
       applyNotingContacts(events)
@@ -250,16 +264,22 @@ public struct ForwardGate {
     } else if let sequence {
       involved.append(sequence)
     }
-    if held.isEmpty, !filtered, involved.allSatisfy({ decided($0) == .passThrough }) {
-      if !cloneMatchesPanel { catchUp(to: before, into: &out) }
-      for event in events {
-        clone.apply(event)
-        out.append(event)
+    if held.isEmpty, !dropAll(filtered), involved.allSatisfy({ decided($0) != nil }) {
+      let passes = involved.count { decided($0) == .passThrough }
+      if !filtered && passes == involved.count {
+        if !cloneMatchesPanel { catchUp(to: before, into: &out) }
+        for event in events {
+          clone.apply(event)
+          out.append(event)
+        }
+        cloneMatchesPanel = true
+      } else {
+        if filtered || passes > 0 { writeFiltered(events, from: before, into: &out) }
+        cloneMatchesPanel = false
       }
-      cloneMatchesPanel = true
       return
     }
-    let dropAll = !slotted && filtered
+    let dropAll = dropAll(filtered)
     if let last = held.indices.last, held[last].sequences == involved, held[last].dropAll == dropAll {
       held[last].events.append(contentsOf: events)
       held[last].frames += 1
@@ -301,6 +321,9 @@ public struct ForwardGate {
   }
 
   // MARK: Inside
+
+  /// A panel without slots in the touch that wakes it: none of its frames go out.
+  private func dropAll(_ filtered: Bool) -> Bool { !slotted && filtered }
 
   private mutating func emit(_ type: UInt16, _ code: UInt16, _ value: Int32, into out: inout [RawEvent]) {
     let event = RawEvent(time: timeNow, type: type, code: code, value: value)
@@ -411,7 +434,7 @@ public struct ForwardGate {
     while done < held.count, held[done].sequences.allSatisfy({ decided($0) != nil }) {
       let run = held[done]
       let passes = run.sequences.count { decided($0) == .passThrough }
-      if run.dropAll || (passes == 0 && !run.filtered) {
+      if run.dropAll {
         partly = true
       } else if !run.filtered && passes == run.sequences.count {
         catchUp(to: run.before, into: &out)
@@ -419,9 +442,11 @@ public struct ForwardGate {
           clone.apply(event)
           out.append(event)
         }
+      } else if !run.filtered && passes == 0 {
+        partly = true
       } else {
         partly = true
-        writeFiltered(run.events, from: run.before, into: &out)
+        writeFiltered(run.events[...], from: run.before, into: &out)
       }
       heldFrames -= run.frames
       done += 1
@@ -448,13 +473,17 @@ public struct ForwardGate {
   /// Frames starting from the panel state `start`, each without the events of contacts that
   /// do not go to the clone; BTN_TOUCH, the finger counts and ABS_X/ABS_Y then follow the
   /// clone's own contacts. A frame with nothing left for the clone is not written.
-  private mutating func writeFiltered(_ events: [RawEvent], from start: DeviceState, into out: inout [RawEvent]) {
+  private mutating func writeFiltered(
+    _ events: ArraySlice<RawEvent>, from start: DeviceState, into out: inout [RawEvent]
+  ) {
     var shadow = start
     var frameStart = out.count
     var skipped: UInt64 = 0
     for s in 0..<min(start.slots, 64) {
       let id = start.value(slot: s, AbsCode.mtTrackingID)
-      if id != -1, !passes(slot: s, trackingID: id) { skipped |= 1 << UInt64(s) }
+      // A slot without a contact that goes out is left as it is: one that starts there
+      // gets its values at its frame's end.
+      if id == -1 || !passes(slot: s, trackingID: id) { skipped |= 1 << UInt64(s) }
     }
     catchUp(to: start, into: &out, skipping: skipped, selectingSlot: false)
     for event in events {

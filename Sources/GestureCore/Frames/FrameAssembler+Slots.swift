@@ -26,8 +26,6 @@ extension FrameAssembler {
     var reportedY: Int32 = 0
     /// Also outlives contacts, for the same reason.
     var toolType: Int32 = ToolType.finger
-    /// ABS_MT_TOUCH_MAJOR, for `palm-size`; outlives contacts too.
-    var touchMajor: Int32 = 0
     var contactID: UInt32 = 0
   }
 
@@ -62,11 +60,11 @@ extension FrameAssembler {
   }
 
   /// A touch-major at or above `palm-size` marks the slot for SYN_REPORT, where
-  /// `commitSlots` judges it: the contact is then a palm.
+  /// `commitSlots` cancels a reported contact that grew into a palm.
   @inline(__always)
   mutating func setSlotTouchMajor(_ index: Int, _ value: Int32) {
-    slots[index].touchMajor = value
-    if value >= palmMajorLimit { dirtySlots |= 1 << UInt64(index) }
+    touchMajors[index] = value
+    if value >= palmMajorLimit { palmSlots |= 1 << UInt64(index) }
   }
 
   /// The events that make most of a protocol B stream, from `events[start...]`: slot
@@ -101,10 +99,7 @@ extension FrameAssembler {
         case AbsCode.mtSlot:
           slot = event.value >= 0 && Int(event.value) < slotCount ? Int(event.value) : -1
         case AbsCode.mtTouchMajor:
-          if slots.indices.contains(slot) {
-            slots[slot].touchMajor = event.value
-            if event.value >= palmMajorLimit { dirty |= 1 << UInt64(slot) }
-          }
+          if slots.indices.contains(slot) { setSlotTouchMajor(slot, event.value) }
         case AbsCode.mtTrackingID, AbsCode.mtToolType:
           break scan
         default:
@@ -161,7 +156,7 @@ extension FrameAssembler {
       break
     case .pending:
       // Down and up within one frame (eGalax does this): still a touch, reported whole.
-      if !isPalmOrPen(slot), transientsInFrame < transientLimit {
+      if !isPalmOrPen(slot, index), transientsInFrame < transientLimit {
         _ = writableStorage()
         transientsInFrame += 1
         let id = takeContactID()
@@ -195,12 +190,27 @@ extension FrameAssembler {
   }
 
   @inline(__always)
-  func isPalmOrPen(_ slot: Slot) -> Bool {
-    Self.isIgnoredTool(slot.toolType) || slot.touchMajor >= palmMajorLimit
+  func isPalmOrPen(_ slot: Slot, _ index: Int) -> Bool {
+    Self.isIgnoredTool(slot.toolType) || touchMajors[index] >= palmMajorLimit
+  }
+
+  /// Reported contacts whose touch-major reached `palm-size` are cancelled, as ones the
+  /// panel labels palms.
+  mutating func cancelGrownPalms() {
+    var palms = palmSlots
+    palmSlots = 0
+    while palms != 0 {
+      let index = palms.trailingZeroBitCount
+      palms &= palms &- 1
+      guard index < slotCount, slots[index].state == .reported, touchMajors[index] >= palmMajorLimit else { continue }
+      record(slots[index].contactID, .cancelled, x: slots[index].x, y: slots[index].y)
+      slots[index].state = .ignored
+    }
   }
 
   /// SYN_REPORT: report what went down and what moved, in slot order.
   mutating func commitSlots() {
+    if palmSlots != 0 { cancelGrownPalms() }
     var dirty = dirtySlots
     dirtySlots = 0
     while dirty != 0 {
@@ -209,7 +219,7 @@ extension FrameAssembler {
       let slot = slots[index]
       switch slot.state {
       case .pending:
-        if isPalmOrPen(slot) {
+        if isPalmOrPen(slot, index) {
           slots[index].state = .ignored
           break
         }
@@ -220,12 +230,6 @@ extension FrameAssembler {
         slots[index].reportedX = slot.x
         slots[index].reportedY = slot.y
       case .reported:
-        if slot.touchMajor >= palmMajorLimit {
-          // Grew into a palm: cancelled as one the panel labels.
-          record(slot.contactID, .cancelled, x: slot.x, y: slot.y)
-          slots[index].state = .ignored
-          break
-        }
         guard slot.x != slot.reportedX || slot.y != slot.reportedY else { break }
         record(slot.contactID, .moved, x: slot.x, y: slot.y)
         slots[index].reportedX = slot.x
@@ -250,5 +254,6 @@ extension FrameAssembler {
       }
     }
     dirtySlots = 0
+    palmSlots = 0
   }
 }
