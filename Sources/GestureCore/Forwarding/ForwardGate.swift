@@ -121,7 +121,7 @@ public struct ForwardGate {
   private let protocolA: Bool
   /// Protocol B with slots: contacts are judged one by one.
   private let slotted: Bool
-  private let policy: ForwardPolicy
+  private var policy: ForwardPolicy
   /// The axes the device has, below ABS_MT_SLOT: only these are ever written.
   private let singleAxes: [UInt16]
   private let slotAxes: [UInt16]
@@ -190,6 +190,11 @@ public struct ForwardGate {
   public static func cloneAddsToolType(_ device: DeviceDescription) -> Bool {
     device.axes[AbsCode.mtToolType] == nil && device.axes[AbsCode.mtTouchMajor] != nil
       && device.axes[AbsCode.mtSlot] != nil
+  }
+
+  /// The policy of a reloaded profile, from the next contact that lands on.
+  public mutating func adopt(_ policy: ForwardPolicy) {
+    self.policy = policy
   }
 
   /// Starts from the kernel's current values (the events `EvdevDevice.currentPositions`

@@ -358,6 +358,8 @@ public final class Daemon: @unchecked Sendable {
       device.recognizer.bindings = firingHandlers(
         profile: profile, profileIndex: index, actions: profileActions, devnode: device.node.devnode,
         deviceName: device.name)
+      device.forwarder?.onWake = wakeHandler(
+        profile: profile, actions: profileActions, devnode: device.node.devnode, deviceName: device.name)
       logger.info("\(device.node.devnode) '\(device.name)': profile '\(profile.name)' (unchanged: kept open)")
       return true
     }
@@ -370,6 +372,9 @@ public final class Daemon: @unchecked Sendable {
     device.engine.cancel(at: MonotonicClock.now(), into: &firings)
     fire(device)
     forwarder.releaseAll()
+    forwarder.adopt(recognizer.engine)
+    forwarder.onWake = wakeHandler(
+      profile: profile, actions: profileActions, devnode: device.node.devnode, deviceName: device.name)
     device.recognizer = recognizer
     device.profile = profile
     device.profileIndex = index
@@ -481,10 +486,8 @@ public final class Daemon: @unchecked Sendable {
         let made = Forwarder(
           clone: clone, engine: recognizer.engine, devnode: node.devnode, logger: logger, positions: positions,
           openedAt: MonotonicClock.now())
-        if let wake = profileActions.wake {
-          made.onWake = wakeHandler(
-            wake, profile: profile, actions: profileActions, devnode: node.devnode, deviceName: evdev.description.name)
-        }
+        made.onWake = wakeHandler(
+          profile: profile, actions: profileActions, devnode: node.devnode, deviceName: evdev.description.name)
         forwarder = made
         logger.info(
           "\(node.devnode): forwarding every touch that is not a gesture to its clone \(clone.devnode ?? "(no node yet)")"
@@ -918,8 +921,9 @@ public final class Daemon: @unchecked Sendable {
   /// What runs when a touch wakes a forwarded panel (`wake:` with `run:`): the command, as a
   /// binding's, labelled "profile/wake"; monitor prints that it woke.
   private func wakeHandler(
-    _ wake: BindingAction, profile: Profile, actions: ProfileActions, devnode: String, deviceName: String
-  ) -> (Timestamp) -> Void {
+    profile: Profile, actions: ProfileActions, devnode: String, deviceName: String
+  ) -> ((Timestamp) -> Void)? {
+    guard let wake = actions.wake else { return nil }
     let label = "\(profile.name)/wake"
     let environment = ActionEnvironment.Shared(
       profileName: profile.name, profileEnvironment: actions.environment, bindingName: "wake",

@@ -56,6 +56,12 @@ final class Forwarder {
     }
   }
 
+  /// After a reload that kept the clone: the new profile's policy (the engine is the new
+  /// one), from the next contact that lands on.
+  func adopt(_ engine: DeviceEngine) {
+    gate.adopt(ForwardPolicy(engine: engine))
+  }
+
   /// After a deadline ran: what it decided goes out now.
   func advanced(_ engine: inout DeviceEngine) {
     takeDecisions(&engine)
