@@ -37,7 +37,7 @@ extension FrameAssembler {
     case AbsCode.mtTrackingID:
       pendingReport.trackingID = max(value, -1)
     case AbsCode.mtToolType:
-      if Self.isIgnoredTool(value) { pendingReport.ignored = true }
+      pendingReport.ignored = pendingReport.ignored || Self.isIgnoredTool(value)
     case AbsCode.mtTouchMajor:
       if value >= palmMajorLimit { pendingReport.ignored = true }
     default:
@@ -58,7 +58,7 @@ extension FrameAssembler {
     var count = reportedCount
     var report = pendingReport
     var index = start
-    while index < events.count {
+    scan: while index < events.count {
       // Most reports are a position and nothing else: X, Y, SYN_MT_REPORT. Told apart
       // three events at a time, they skip the per-event dispatch below; anything else,
       // one event at a time.
@@ -94,9 +94,10 @@ extension FrameAssembler {
         case AbsCode.mtTrackingID:
           report.trackingID = max(event.value, -1)
         case AbsCode.mtToolType:
-          if Self.isIgnoredTool(event.value) { report.ignored = true }
+          report.ignored = report.ignored || Self.isIgnoredTool(event.value)
         case AbsCode.mtTouchMajor:
-          if event.value >= palmMajorLimit { report.ignored = true }
+          // Rare on protocol A panels: `feed` judges it (`handleAnonymousAxis`).
+          break scan
         default:
           break
         }

@@ -59,12 +59,22 @@ extension FrameAssembler {
     }
   }
 
-  /// A touch-major at or above `palm-size` marks the slot for SYN_REPORT, where
-  /// `commitSlots` cancels a reported contact that grew into a palm.
-  @inline(__always)
+  /// A touch-major at or above `palm-size` makes the slot's contact a palm, as if the
+  /// panel labelled it one (the label it gave comes back when the size goes below).
   mutating func setSlotTouchMajor(_ index: Int, _ value: Int32) {
-    touchMajors[index] = value
-    if value >= palmMajorLimit { palmSlots |= 1 << UInt64(index) }
+    let bit: UInt64 = 1 << UInt64(index)
+    if value >= palmMajorLimit {
+      guard palmSized & bit == 0 else { return }
+      palmSized |= bit
+      slots[index].toolType = ToolType.palm
+      guard slots[index].state == .reported else { return }
+      _ = writableStorage()
+      record(slots[index].contactID, .cancelled, x: slots[index].x, y: slots[index].y)
+      slots[index].state = .ignored
+    } else if palmSized & bit != 0 {
+      palmSized &= ~bit
+      slots[index].toolType = labelledIgnored & bit != 0 ? ToolType.pen : ToolType.finger
+    }
   }
 
   /// The events that make most of a protocol B stream, from `events[start...]`: slot
@@ -98,9 +108,7 @@ extension FrameAssembler {
           }
         case AbsCode.mtSlot:
           slot = event.value >= 0 && Int(event.value) < slotCount ? Int(event.value) : -1
-        case AbsCode.mtTouchMajor:
-          if slots.indices.contains(slot) { setSlotTouchMajor(slot, event.value) }
-        case AbsCode.mtTrackingID, AbsCode.mtToolType:
+        case AbsCode.mtTrackingID, AbsCode.mtToolType, AbsCode.mtTouchMajor:
           break scan
         default:
           break
@@ -156,7 +164,7 @@ extension FrameAssembler {
       break
     case .pending:
       // Down and up within one frame (eGalax does this): still a touch, reported whole.
-      if !isPalmOrPen(slot, index), transientsInFrame < transientLimit {
+      if !Self.isIgnoredTool(slot.toolType), transientsInFrame < transientLimit {
         _ = writableStorage()
         transientsInFrame += 1
         let id = takeContactID()
@@ -174,7 +182,11 @@ extension FrameAssembler {
   /// A contact not yet reported is judged by its tool type at SYN_REPORT (drivers send
   /// the tracking id before the tool type). A reported contact that becomes a pen or palm is
   /// cancelled and ignored from then on, even if it turns back into a finger.
+  /// While the slot is palm-sized the contact stays a palm; the label is kept for after.
   mutating func setSlotToolType(_ index: Int, _ toolType: Int32) {
+    let bit: UInt64 = 1 << UInt64(index)
+    if Self.isIgnoredTool(toolType) { labelledIgnored |= bit } else { labelledIgnored &= ~bit }
+    guard palmSized & bit == 0 else { return }
     slots[index].toolType = toolType
     guard Self.isIgnoredTool(toolType), slots[index].state == .reported else { return }
     let slot = slots[index]
@@ -189,28 +201,8 @@ extension FrameAssembler {
     return slots[index].contactID
   }
 
-  @inline(__always)
-  func isPalmOrPen(_ slot: Slot, _ index: Int) -> Bool {
-    Self.isIgnoredTool(slot.toolType) || touchMajors[index] >= palmMajorLimit
-  }
-
-  /// Reported contacts whose touch-major reached `palm-size` are cancelled, as ones the
-  /// panel labels palms.
-  mutating func cancelGrownPalms() {
-    var palms = palmSlots
-    palmSlots = 0
-    while palms != 0 {
-      let index = palms.trailingZeroBitCount
-      palms &= palms &- 1
-      guard index < slotCount, slots[index].state == .reported, touchMajors[index] >= palmMajorLimit else { continue }
-      record(slots[index].contactID, .cancelled, x: slots[index].x, y: slots[index].y)
-      slots[index].state = .ignored
-    }
-  }
-
   /// SYN_REPORT: report what went down and what moved, in slot order.
   mutating func commitSlots() {
-    if palmSlots != 0 { cancelGrownPalms() }
     var dirty = dirtySlots
     dirtySlots = 0
     while dirty != 0 {
@@ -219,7 +211,7 @@ extension FrameAssembler {
       let slot = slots[index]
       switch slot.state {
       case .pending:
-        if isPalmOrPen(slot, index) {
+        if Self.isIgnoredTool(slot.toolType) {
           slots[index].state = .ignored
           break
         }
@@ -254,6 +246,5 @@ extension FrameAssembler {
       }
     }
     dirtySlots = 0
-    palmSlots = 0
   }
 }

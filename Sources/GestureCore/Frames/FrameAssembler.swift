@@ -58,10 +58,11 @@ public struct FrameAssembler: Sendable {
   /// pays a uniqueness check each time. `slotCount` of them are in use.
   var slots: InlineArray<64, Slot>
   let slotCount: Int
-  /// Each slot's ABS_MT_TOUCH_MAJOR, for `palm-size`; outlives contacts, as positions do.
-  var touchMajors: InlineArray<64, Int32>
-  /// One bit per slot whose touch-major reached `palm-size` since the last frame.
-  var palmSlots: UInt64 = 0
+  /// One bit per slot whose last ABS_MT_TOUCH_MAJOR is at least `palm-size` (it outlives
+  /// contacts, as positions do): its tool type reads MT_TOOL_PALM meanwhile.
+  var palmSized: UInt64 = 0
+  /// One bit per slot the panel labels a pen or palm, whatever its size.
+  var labelledIgnored: UInt64 = 0
   /// -1 after an ABS_MT_SLOT out of range: that slot's events are dropped.
   var currentSlot = 0
   /// One bit per slot touched since the last frame (slots are capped at 64 for this).
@@ -109,7 +110,6 @@ public struct FrameAssembler: Sendable {
       slotCount = 0
     }
     slots = InlineArray(repeating: Slot())
-    touchMajors = InlineArray(repeating: 0)
     self.slotCount = slotCount
     let anonymousCount = mode == .anonymous ? Self.maximumContacts : 0
     matcher = ContactMatcher(capacity: anonymousCount)
