@@ -28,6 +28,8 @@ public struct ProfileActions: Hashable, Sendable {
   public var user: String?
   /// Parallel to the profile's `bindings`.
   public var bindings: [BindingAction] = []
+  /// `wake: { run: }` of a forwarding device: run when a touch wakes the panel.
+  public var wake: BindingAction?
 
   public init(environment: [String: String] = [:], user: String? = nil, bindings: [BindingAction] = []) {
     self.environment = environment

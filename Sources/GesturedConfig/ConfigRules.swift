@@ -198,12 +198,21 @@ public enum ConfigRules {
       "contacts that land in its area form their own touch sequences; give it a part of the panel, e.g. area: { x: 0, y: 0, width: 0.5, height: 1 }"
   )
 
-  /// `forward: true` on a profile with an independent region: forwarding follows one touch
-  /// sequence per panel, and an independent region runs several at once.
-  public static let forwardWithIndependentRegions = RuleViolation(
-    "'forward: true' cannot be combined with independent regions",
-    hint: "forwarding passes on the touches of one sequence per panel; remove 'forward' or the regions' 'independent'"
-  )
+  /// A forwarding policy (`forward-fingers`, `wake`) on a device entry that does not
+  /// forward.
+  public static func needsForward(_ key: String) -> RuleViolation {
+    RuleViolation(
+      "'\(key)' applies only to a device entry with 'forward: true'",
+      hint: "add 'forward: true' (which passes every other touch on through a clone) or remove '\(key)'")
+  }
+
+  /// `forward-fingers:` out of range.
+  public static func forwardFingers(_ number: Int) -> RuleViolation? {
+    guard number < 1 || number > maximumFingers * 2 else { return nil }
+    return RuleViolation(
+      "'forward-fingers' must be 1 to \(maximumFingers * 2), not \(number)",
+      hint: "1 keeps a browser's pinch-zoom and two-finger swipe-back from the app")
+  }
 
   /// A region name already given at `line`.
   public static func repeatedRegion(_ name: String, line: Int) -> RuleViolation {

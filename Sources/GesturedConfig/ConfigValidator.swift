@@ -16,8 +16,10 @@ struct ConfigValidator {
   static let maximumMaxDevices = 1000
   static let deviceKeys = [
     "name", "match", "rotation", "size", "calibration", "thresholds", "simultaneous", "regions",
-    "bindings", "grab", "forward", "environment", "user",
+    "bindings", "grab", "forward", "forward-fingers", "wake", "environment", "user",
   ]
+  /// `wake:`; `key` joins `run` once key actions exist (`wakeAction`).
+  static let wakeKeys = ["after", "run", "key", "timeout", "cooldown", "environment", "user"]
   static let matchKeys = ["name", "vendor", "product", "udev", "virtual"]
   static let sizeKeys = ["width", "height"]
   static let regionKeys = ["name", "area", "independent"]
@@ -154,6 +156,7 @@ struct ConfigValidator {
         result.rotateAngle = angle
       case "edge-width": if let distance = reader.distance(entry) { result.edgeWidth = distance }
       case "stuck-contact": if let time = reader.duration(entry) { result.stuckContact = time }
+      case "palm-size": if let size = reader.distance(entry, allowZero: true) { result.palmSize = size }
       default: break
       }
     }
@@ -290,8 +293,24 @@ struct ConfigValidator {
           hint: "remove 'grab': forward takes the panel and passes every other touch on through a clone")
       }
       profile.grab = true
-      if profile.regions.contains(where: \.independent) {
-        reader.error(value, ConfigRules.forwardWithIndependentRegions)
+    }
+    if let value = fields["forward-fingers"] {
+      if !profile.forward {
+        reader.error(value, ConfigRules.needsForward("forward-fingers"))
+      } else if let number = reader.integer(value) {
+        if let problem = ConfigRules.forwardFingers(number) {
+          reader.error(value, problem)
+        } else {
+          profile.forwardFingers = number
+        }
+      }
+    }
+    if let value = fields["wake"] {
+      if !profile.forward {
+        reader.error(value, ConfigRules.needsForward("wake"))
+      } else if let (after, action) = wake(value) {
+        profile.wakeAfter = after
+        actions.wake = action
       }
     }
     if let value = fields["environment"], let environment = environment(value) {
@@ -305,6 +324,44 @@ struct ConfigValidator {
   }
 
   private var errorCount: Int { reader.errorCount }
+
+  /// `wake: { after: 60s, run: … }`: how long untouched before a touch only wakes the
+  /// panel, and what else it does then (nil action: nothing but not forwarding it).
+  private mutating func wake(_ value: Value) -> (Microseconds, BindingAction?)? {
+    guard let fields = reader.fields(value, allowed: Self.wakeKeys, emptyIsFine: false) else { return nil }
+    guard let afterValue = fields["after"] else {
+      reader.error(
+        value, "'wake' needs 'after', how long the panel is untouched first", hint: "e.g. wake: { after: 60s }")
+      return nil
+    }
+    guard let after = reader.duration(afterValue) else { return nil }
+    guard let action = wakeAction(fields, of: value) else { return nil }
+    return (after, action)
+  }
+
+  /// The action inside `wake:`, if any (`.some(nil)`: none; nil: an error was reported).
+  private mutating func wakeAction(_ fields: Fields, of value: Value) -> BindingAction?? {
+    if let key = fields["key"] {
+      reader.error(key, "'key' in 'wake' needs key actions, which this build does not have", hint: "use 'run'")
+      return nil
+    }
+    guard let runValue = fields["run"] else {
+      for name in ["timeout", "cooldown", "environment", "user"] {
+        if let extra = fields[name] {
+          reader.error(extra, "'\(name)' in 'wake' belongs to its 'run'", hint: "add 'run', or remove '\(name)'")
+          return nil
+        }
+      }
+      return .some(nil)
+    }
+    guard let command = reader.string(runValue) else { return nil }
+    var action = BindingAction(run: command)
+    if let entry = fields["timeout"], let time = reader.duration(entry) { action.timeout = time }
+    if let entry = fields["cooldown"], let time = reader.duration(entry, allowZero: true) { action.cooldown = time }
+    if let entry = fields["environment"], let variables = environment(entry) { action.environment = variables }
+    if let entry = fields["user"], let user = reader.string(entry) { action.user = user }
+    return .some(action)
+  }
 
   private mutating func deviceMatch(_ value: Value) -> DeviceMatch? {
     guard let fields = reader.fields(value, allowed: Self.matchKeys) else { return nil }

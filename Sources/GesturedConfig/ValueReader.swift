@@ -235,11 +235,14 @@ struct ValueReader {
   }
 
   /// A distance more than zero.
-  mutating func distance(_ value: Value, allowPercent: Bool = true) -> Distance? {
+  /// `allowZero`: 0 is a value of its own (a check turned off).
+  mutating func distance(_ value: Value, allowPercent: Bool = true, allowZero: Bool = false) -> Distance? {
     guard let text = scalarText(value, expected: "a distance such as 3mm") else { return nil }
     do {
       let distance = try Units.distance(text, allowPercent: allowPercent)
-      if let problem = ConfigRules.distance(distance, key: value.name) {
+      if !(allowZero && distance.millimetres(diagonal: 1) == 0),
+        let problem = ConfigRules.distance(distance, key: value.name)
+      {
         error(value, problem)
         return nil
       }

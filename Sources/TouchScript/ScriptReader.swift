@@ -183,7 +183,7 @@ struct ScriptReader {
     var arguments = try Arguments(line: line.number, command: "panel", words: words.dropFirst())
     let known = [
       "name", "bus", "vendor", "product", "version", "x", "y", "resolution", "x-resolution",
-      "y-resolution", "slots", "direct", "pointer", "size",
+      "y-resolution", "slots", "direct", "pointer", "size", "touch-major", "major-resolution", "tool-type",
     ]
     if let name = arguments.take("name") {
       guard !name.isEmpty, !name.contains(where: { $0.isNewline }) else {
@@ -235,7 +235,19 @@ struct ScriptReader {
       }
       panel.slots = Int(value)
     }
-    for (key, keyPath) in [("direct", \Panel.direct), ("pointer", \.pointerEmulation)] {
+    if let text = arguments.take("touch-major") {
+      guard kind == .multitouchB else { throw arguments.error("touch-major only applies to mt-b panels") }
+      guard let (low, high) = ScriptValue.range(text) else {
+        throw arguments.error("touch-major must be a range MIN..MAX with MIN < MAX, e.g. 0..255; found '\(text)'")
+      }
+      panel.touchMajor = AxisInfo(minimum: low, maximum: high)
+    }
+    if let major = try resolution("major-resolution") {
+      guard panel.touchMajor != nil else { throw arguments.error("major-resolution needs touch-major") }
+      panel.touchMajor?.resolution = major
+    }
+    _ = arguments.take("major-resolution")
+    for (key, keyPath) in [("direct", \Panel.direct), ("pointer", \.pointerEmulation), ("tool-type", \.toolType)] {
       if let text = arguments.take(key) {
         guard text == "yes" || text == "no" else {
           throw arguments.error("\(key) must be yes or no, found '\(text)'")
@@ -243,6 +255,7 @@ struct ScriptReader {
         panel[keyPath: keyPath] = text == "yes"
       }
     }
+    if panel.toolType && kind != .multitouchB { throw arguments.error("tool-type only applies to mt-b panels") }
     if panel.pointerEmulation && !kind.isMultitouch {
       panel.pointerEmulation = false
     }

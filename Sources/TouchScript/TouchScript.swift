@@ -86,6 +86,11 @@ public struct Panel: Hashable, Sendable {
   public var pointerEmulation: Bool
   /// The size the script's millimetres refer to, when the config gives the panel a `size:`.
   public var declaredSize: PanelSize?
+  /// mt-b: ABS_MT_TOUCH_MAJOR (`touch-major=MIN..MAX`, `major-resolution=N`), which no
+  /// touch of the script sets: events injected into the panel do (palm rejection).
+  public var touchMajor: AxisInfo?
+  /// mt-b: ABS_MT_TOOL_TYPE, finger to palm (`tool-type=yes`).
+  public var toolType = false
 
   public init(kind: PanelKind) {
     self.kind = kind
@@ -126,6 +131,8 @@ public struct Panel: Hashable, Sendable {
         axes[AbsCode.x] = xAxis
         axes[AbsCode.y] = yAxis
       }
+      if let touchMajor { axes[AbsCode.mtTouchMajor] = touchMajor }
+      if toolType { axes[AbsCode.mtToolType] = AxisInfo(minimum: 0, maximum: ToolType.palm) }
     case .singleTouch, .singleTouchLeft:
       keys.insert(kind == .singleTouch ? KeyCode.btnTouch : KeyCode.btnLeft)
       axes[AbsCode.x] = xAxis

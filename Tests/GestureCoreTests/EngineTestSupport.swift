@@ -82,6 +82,13 @@ struct Touches {
     emit(ms, EventType.abs, AbsCode.mtTrackingID, -1)
   }
 
+  /// Another axis of finger `finger`'s slot (touch-major, tool type), without a SYN_REPORT.
+  mutating func axisWithoutSync(_ finger: Int, _ code: UInt16, _ value: Int32, at ms: Double) {
+    guard let slot = slots[finger] else { return }
+    select(slot, ms)
+    emit(ms, EventType.abs, code, value)
+  }
+
   mutating func sync(at ms: Double) { emit(ms, EventType.syn, SynCode.report, 0) }
 
   /// Raw events as they are, for what the helpers above cannot write.

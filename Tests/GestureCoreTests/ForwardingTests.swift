@@ -19,12 +19,19 @@ struct ForwardingRun {
   /// What `releaseAll` wrote.
   var releaseEvents: [RawEvent] = []
 
-  init(_ touches: Touches, _ profile: Profile, finishAt endMs: Double = 5000, release: Double? = nil) {
+  /// When a touch woke the panel (`wake`), in ms.
+  var wakes: [Double] = []
+
+  init(
+    _ touches: Touches, _ profile: Profile, finishAt endMs: Double = 5000, release: Double? = nil,
+    device: DeviceDescription = TestPanel.device
+  ) {
     var forwarded = profile
     forwarded.forward = true
     forwarded.grab = true
-    var engine = DeviceEngine(device: TestPanel.device, profile: forwarded)!
-    var gate = ForwardGate(device: TestPanel.device)
+    var engine = DeviceEngine(device: device, profile: forwarded)!
+    var gate = ForwardGate(
+      device: device, policy: ForwardPolicy(engine: engine), openedAt: Timestamp(microseconds: 0))
     var frameStart = 0
     var out: [RawEvent] = []
     func collect(at time: Timestamp) {
@@ -66,7 +73,10 @@ struct ForwardingRun {
       engine.handle(event, into: &firings)
       collect(at: event.time)
       if event.isReport {
-        gate.frame(touches.events[frameStart...i], sequence: engine.frameSequence, into: &out)
+        gate.frame(
+          touches.events[frameStart...i], sequence: engine.frameSequence,
+          sequenceOfSlot: { engine.sequence(ofSlot: $0) }, into: &out)
+        if let woke = gate.takeWake() { wakes.append(Double(woke.microseconds) / 1000) }
         take(at: event.time)
         frameStart = i + 1
       }

@@ -51,8 +51,8 @@ private final class Panel {
   var assembler: FrameAssembler
   var time = Timestamp(microseconds: 1_000_000)
 
-  init(_ device: DeviceDescription, geometry: PanelGeometry = plainGeometry) {
-    assembler = FrameAssembler(device: device, geometry: geometry)
+  init(_ device: DeviceDescription, geometry: PanelGeometry = plainGeometry, palm: PalmRule? = nil) {
+    assembler = FrameAssembler(device: device, geometry: geometry, palm: palm)
   }
 
   /// Feeds a non-SYN_REPORT event, which must never complete a frame.
@@ -367,6 +367,51 @@ struct FrameAssemblerTests {
     panel.slot(1)
     panel.trackingID(-1)
     #expect(panel.syn() == nil)
+  }
+
+  @Test("Protocol B: a contact at palm-size is never reported; one that grows to it is cancelled, in every path")
+  func protocolBPalmSize() throws {
+    var device = protocolBDevice(slots: 10)
+    device.axes[AbsCode.mtTouchMajor] = AxisInfo(minimum: 0, maximum: 255, resolution: 10)
+    let rule = PalmRule(device: device, palmSize: .millimetres(20), diagonal: 100)
+    #expect(rule.majorLimit == 200)
+    let panel = Panel(device, palm: rule)
+    panel.trackingID(1)
+    panel.abs(AbsCode.mtTouchMajor, 200)
+    panel.mtPosition(100, 100)
+    #expect(panel.syn() == nil)
+    panel.trackingID(-1)
+    #expect(panel.syn() == nil)
+    panel.trackingID(2)
+    panel.abs(AbsCode.mtTouchMajor, 60)
+    panel.mtPosition(110, 100)
+    let began = try panel.requireFrame()
+    panel.abs(AbsCode.mtTouchMajor, 240)
+    let cancelled = try panel.requireFrame()
+    #expect(phases(cancelled) == [.cancelled])
+    #expect(ids(cancelled) == ids(began))
+    panel.abs(AbsCode.mtTouchMajor, 60)
+    panel.mtPosition(300, 300)
+    #expect(panel.syn() == nil)
+
+    // The engine's batch path reads touch-major as `feed` does.
+    var engine = try #require(DeviceEngine(device: device, profile: profile([bind(.tap)])))
+    let time = Timestamp(microseconds: 0)
+    let events = [
+      RawEvent(time: time, type: EventType.abs, code: AbsCode.mtTrackingID, value: 5),
+      RawEvent(time: time, type: EventType.abs, code: AbsCode.mtPositionX, value: 100),
+      RawEvent(time: time, type: EventType.abs, code: AbsCode.mtTouchMajor, value: 50),
+      RawEvent(time: time, type: EventType.syn, code: SynCode.report, value: 0),
+      RawEvent(time: time + 10_000, type: EventType.abs, code: AbsCode.mtTouchMajor, value: 220),
+      RawEvent(time: time + 10_000, type: EventType.syn, code: SynCode.report, value: 0),
+      RawEvent(time: time + 20_000, type: EventType.abs, code: AbsCode.mtTrackingID, value: -1),
+      RawEvent(time: time + 20_000, type: EventType.syn, code: SynCode.report, value: 0),
+    ]
+    var fired: [GestureEvent] = []
+    events.withUnsafeBufferPointer { engine.handle(events: $0, into: &fired) }
+    engine.advance(to: time + 1_000_000, into: &fired)
+    #expect(fired.isEmpty, "the contact became a palm before it lifted: no tap")
+    #expect(engine.contactsDown == 0)
   }
 
   @Test("Protocol B: a reported contact that turns into a palm is cancelled once, then ignored")

@@ -492,24 +492,79 @@ struct ConfigDiagnosticsTests {
     #expect(regions.first?.area == Area(x: 0, y: 0, width: 0.5, height: 1))
   }
 
-  @Test("a forwarding profile with an independent region is refused, at 'forward'")
+  @Test("a forwarding profile may have independent regions")
   func forwardWithIndependentRegion() {
-    expectOneError(
+    let result = check(
       """
       devices:
         - forward: true
           regions: [{ name: left, area: { x: 0, y: 0, width: 0.5, height: 1 }, independent: true }]
           bindings: [{ gesture: tap, run: x }]
-      """, line: 2, column: 14, "'forward: true' cannot be combined with independent regions",
-      hint: "remove 'forward' or the regions' 'independent'")
-    let plainRegions = check(
+      """)
+    #expect(result.errors.isEmpty, "\(result.errors.map(\.description))")
+    #expect(result.configuration?.profiles.first?.forward == true)
+  }
+
+  @Test("forward-fingers and wake are read on a forwarding entry")
+  func forwardingPolicies() throws {
+    let result = check(
+      """
+      thresholds: { palm-size: 0mm }
+      devices:
+        - name: other
+          match: { name: "Other*" }
+          bindings: [{ gesture: tap, run: x }]
+        - forward: true
+          forward-fingers: 1
+          wake: { after: 60s, run: "xset dpms force on" }
+          thresholds: { palm-size: 25mm }
+          bindings: [{ gesture: tap, run: x }]
+      """)
+    #expect(result.errors.isEmpty, "\(result.errors.map(\.description))")
+    let profiles = try #require(result.configuration?.profiles)
+    #expect(profiles[1].forwardFingers == 1)
+    #expect(profiles[1].wakeAfter == 60_000_000)
+    #expect(profiles[1].thresholds.palmSize == .millimetres(25))
+    #expect(profiles[0].thresholds.palmSize == .millimetres(0))
+    #expect(result.actions.last?.wake?.run == "xset dpms force on")
+    #expect(profiles[0].forwardFingers == nil && profiles[0].wakeAfter == nil)
+  }
+
+  @Test("forward-fingers and wake without forward: true are errors at their value")
+  func policiesNeedForward() {
+    expectOneError(
+      """
+      devices:
+        - forward-fingers: 1
+          bindings: [{ gesture: tap, run: x }]
+      """, line: 2, column: 22, "'forward-fingers' applies only to a device entry with 'forward: true'",
+      hint: "add 'forward: true'")
+    expectOneError(
+      """
+      devices:
+        - forward: false
+          wake: { after: 60s }
+          bindings: [{ gesture: tap, run: x }]
+      """, line: 3, column: 11, "'wake' applies only to a device entry with 'forward: true'")
+    expectOneError(
       """
       devices:
         - forward: true
-          regions: [{ name: left, area: { x: 0, y: 0, width: 0.5, height: 1 } }]
+          wake: { run: x }
           bindings: [{ gesture: tap, run: x }]
-      """)
-    #expect(plainRegions.errors.isEmpty, "\(plainRegions.errors.map(\.description))")
+      """, line: 3, column: 11, "'wake' needs 'after'", hint: "wake: { after: 60s }")
+    expectOneError(
+      """
+      devices:
+        - forward: true
+          forward-fingers: 0
+          bindings: [{ gesture: tap, run: x }]
+      """, line: 3, column: 22, "'forward-fingers' must be 1 to")
+    expectOneError(
+      """
+      thresholds: { palm-size: -2mm }
+      bindings: [{ gesture: tap, run: x }]
+      """, line: 1, column: 26, "palm-size")
   }
 
   @Test("the 256-region limit holds for independent regions too")

@@ -654,7 +654,7 @@ struct DevicesCommandTests {
     #expect(panelBlock.contains("  forward     grabbed; every touch that is not a gesture goes to a uinput clone"))
     #expect(
       panelBlock.contains(
-        "              region 'corner': holds a touch at most 2700 ms (tap@corner: 5 taps of up to tap-max-duration with multi-tap-gap between)\n"
+        "              region 'corner': holds a touch at most 2000 ms or 512 frames (tap@corner: 5 taps of up to tap-max-duration with multi-tap-gap between: 2700 ms, past the bound)\n"
       ))
     #expect(panelBlock.contains("              elsewhere: holds nothing: every touch goes to the clone at once\n"))
     let cloneBlock = block(stdout, "/dev/input/event6")

@@ -35,6 +35,9 @@ struct ParserTests {
       ("panel mt-b\npanel mt-a", 2, "second 'panel' line"),
       ("seed 1", 1, "no panel line"),
       ("panel single slots=4", 1, "slots only applies"),
+      ("panel mt-a touch-major=0..255", 1, "touch-major only applies"),
+      ("panel mt-b major-resolution=4", 1, "major-resolution needs touch-major"),
+      ("panel single tool-type=yes", 1, "tool-type only applies"),
       ("panel mt-b\nexpect tapp", 2, "unknown gesture 'tapp'"),
       ("panel mt-b\nexpect tap time=soon", 2, "time must be"),
       ("panel mt-b\nexpect nothing\nexpect tap", 3, "already says expect nothing"),
@@ -46,6 +49,16 @@ struct ParserTests {
     #expect(found?.line == line)
     #expect(found?.file == "bad.touch")
     #expect(found?.message.contains(message) == true, "message was: \(found?.message ?? "none")")
+  }
+
+  @Test("a panel for palms: ABS_MT_TOUCH_MAJOR with its resolution, ABS_MT_TOOL_TYPE")
+  func palmAxes() throws {
+    let script = try TouchScript.parse(
+      "panel mt-b touch-major=0..255 major-resolution=4 tool-type=yes", file: "palm.touch")
+    #expect(script.device.axes[AbsCode.mtTouchMajor] == AxisInfo(minimum: 0, maximum: 255, resolution: 4))
+    #expect(script.device.axes[AbsCode.mtToolType] == AxisInfo(minimum: 0, maximum: ToolType.palm))
+    let plain = try TouchScript.parse("panel mt-b", file: "plain.touch")
+    #expect(plain.device.axes[AbsCode.mtTouchMajor] == nil && plain.device.axes[AbsCode.mtToolType] == nil)
   }
 
   @Test("comments, blank lines, quotes and units")

@@ -121,6 +121,34 @@ contacts_left_down() {
   echo "${last##* }" | sed 's/^$/0/'
 }
 
+# tracking_ids FILE: the tracking ids that started in an evemu recording, one a line, in
+# order (each contact once).
+tracking_ids() {
+  awk '$1 == "E:" && $3 == "0003" && $4 == "0039" && $5 + 0 >= 0 { print $5 + 0 }' "$1"
+}
+
+# forward_play NAME SCRIPT [PLAY-OPTIONS...]: with the daemon running a forwarding config,
+# plugs a panel for SCRIPT, records its clone into NAME.clone.evemu while the script plays,
+# and waits until that recording ended (the clone goes with its panel). Sets CLONE. With
+# PLAY_AFTER=SECONDS the script starts that long after the daemon took the panel (a
+# script plays from its first event, whatever its time).
+forward_play() {
+  local name="$1" script="$2" mark recorder
+  shift 2
+  mark="$(count_lines "$SCENARIO_DIR/daemon.log")"
+  plug_panel "$name" "$script" "$@"
+  wait_until 10 "the daemon to make the clone of $TOUCH_DEVNODE" \
+    logged_since "$SCENARIO_DIR/daemon.log" "$mark" "^$TOUCH_DEVNODE: forwarding .* clone /dev/input/event"
+  CLONE="$(clone_of "$TOUCH_DEVNODE")"
+  wait_until 10 "udev to know the clone $CLONE" udev_ready "$CLONE"
+  record_start "$CLONE" "$SCENARIO_DIR/$name.clone.evemu"
+  recorder=$RECORD_PID
+  if [ -n "${PLAY_AFTER:-}" ]; then sleep "$PLAY_AFTER"; fi
+  kill -USR1 "$TOUCH_PID"
+  touch_wait "$name" "$TOUCH_PID"
+  wait_until 20 "evemu-record of the clone to end" bash -c "! kill -0 $recorder 2>/dev/null"
+}
+
 # clone_of PANEL: the devnode of the clone the daemon (daemon.log) last made for PANEL.
 clone_of() {
   sed -n "s|^$1: forwarding .* clone \(/dev/input/event[0-9]*\).*|\1|p" "$SCENARIO_DIR/daemon.log" | tail -n 1

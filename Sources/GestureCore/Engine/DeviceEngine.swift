@@ -7,6 +7,8 @@ public struct DeviceEngine {
   public let device: DeviceDescription
   public let profile: Profile
   public let geometry: PanelGeometry
+  /// What makes a contact a palm on this panel (`palm-size`), for recognition and the forward gate.
+  public let palmRule: PalmRule
   // Internal for DeviceEngine+Observing.swift.
   private(set) var assembler: FrameAssembler
   @usableFromInline var arbiter: GestureArbiter
@@ -25,7 +27,8 @@ public struct DeviceEngine {
     self.device = device
     self.profile = profile
     self.geometry = geometry
-    assembler = FrameAssembler(device: device, geometry: geometry)
+    palmRule = PalmRule(device: device, palmSize: profile.thresholds.palmSize, diagonal: geometry.diagonal)
+    assembler = FrameAssembler(device: device, geometry: geometry, palm: palmRule)
     arbiter = GestureArbiter(profile: profile, geometry: geometry)
   }
 
@@ -86,6 +89,13 @@ public struct DeviceEngine {
   /// The touch sequence the last completed frame belonged to; nil when no sequence was
   /// active in it (such a frame is never held).
   public var frameSequence: Int? { arbiter.frameSequence }
+  /// The touch sequence of the contact in protocol B slot `slot`, when the profile has
+  /// independent regions (a frame's contacts may then be in several); nil otherwise, or
+  /// for a slot without a followed contact (a palm): the frame's sequence stands.
+  public func sequence(ofSlot slot: Int) -> Int? {
+    guard let id = assembler.reportedContact(inSlot: slot) else { return nil }
+    return arbiter.sequenceNumber(ofContact: id)
+  }
 
   /// Feeds one raw event. Deadlines stamped before the event run first.
   public mutating func handle(_ event: RawEvent, into output: inout [GestureEvent]) {

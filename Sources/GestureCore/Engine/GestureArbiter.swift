@@ -312,6 +312,13 @@ struct GestureArbiter {
     }
   }
 
+  /// The number of the touch sequence contact `id` is in, with independent regions (nil
+  /// without them: every contact is in the frame's sequence; or when it is not followed).
+  func sequenceNumber(ofContact id: UInt32) -> Int? {
+    guard hasIndependentRegions, let contact = contacts.first(where: { $0.id == id }) else { return nil }
+    return contact.sequence == 0 ? shared.sequence.number : independent[contact.sequence - 1].sequence.number
+  }
+
   /// The sequence a contact landing at `position` joins: 0 the shared one, k the k-th of
   /// `independent` (taken for its region if none serves it yet).
   private mutating func route(of position: Point) -> Int {

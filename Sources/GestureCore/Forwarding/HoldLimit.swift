@@ -8,7 +8,9 @@
 /// taps wait for the chain), a long press by `long-press`, a swipe by `swipe-max-duration`
 /// (with `swipe-min-speed` above 0 only by the lift: a fast release fires it at any age),
 /// and pan, pinch and rotate only by their recognition or the lift. A binding for more
-/// fingers holds a touch with fewer at most `finger-landing`.
+/// fingers holds a touch with fewer at most `finger-landing`. Whatever the bindings, the
+/// forward gate holds a touch at most `ForwardPolicy.heldDurationLimit` or
+/// `heldFrameLimit` frames.
 public struct HoldLimit: Hashable, Sendable, CustomStringConvertible {
   /// The longest hold; nil with `untilLifted` (no time bounds it) or when nothing is held.
   public var duration: Microseconds?
@@ -23,9 +25,14 @@ public struct HoldLimit: Hashable, Sendable, CustomStringConvertible {
   public var holdsNothing: Bool { duration == nil && !untilLifted }
 
   public var description: String {
+    let bound = "\(Self.milliseconds(ForwardPolicy.heldDurationLimit)) or \(ForwardPolicy.heldFrameLimit) frames"
     if holdsNothing { return "holds nothing: every touch goes to the clone at once" }
-    if untilLifted { return "holds a touch until it is recognized or lifts (\(reason))" }
-    return "holds a touch at most \(Self.milliseconds(duration ?? 0)) (\(reason))"
+    if untilLifted { return "holds a touch until it is recognized or lifts, at most \(bound) (\(reason))" }
+    let held = duration ?? 0
+    if held > ForwardPolicy.heldDurationLimit {
+      return "holds a touch at most \(bound) (\(reason): \(Self.milliseconds(held)), past the bound)"
+    }
+    return "holds a touch at most \(Self.milliseconds(held)) (\(reason))"
   }
 
   /// The limit for each region in order, then for touches outside every region (nil name).

@@ -37,7 +37,9 @@ extension FrameAssembler {
     case AbsCode.mtTrackingID:
       pendingReport.trackingID = max(value, -1)
     case AbsCode.mtToolType:
-      pendingReport.ignored = Self.isIgnoredTool(value)
+      pendingReport.ignored = pendingReport.ignored || Self.isIgnoredTool(value)
+    case AbsCode.mtTouchMajor:
+      if value >= palmMajorLimit { pendingReport.ignored = true }
     default:
       break
     }
@@ -56,7 +58,7 @@ extension FrameAssembler {
     var count = reportedCount
     var report = pendingReport
     var index = start
-    while index < events.count {
+    scan: while index < events.count {
       // Most reports are a position and nothing else: X, Y, SYN_MT_REPORT. Told apart
       // three events at a time, they skip the per-event dispatch below; anything else,
       // one event at a time.
@@ -92,7 +94,10 @@ extension FrameAssembler {
         case AbsCode.mtTrackingID:
           report.trackingID = max(event.value, -1)
         case AbsCode.mtToolType:
-          report.ignored = Self.isIgnoredTool(event.value)
+          report.ignored = report.ignored || Self.isIgnoredTool(event.value)
+        case AbsCode.mtTouchMajor:
+          // Rare on protocol A panels: `feed` judges it (`handleAnonymousAxis`).
+          break scan
         default:
           break
         }

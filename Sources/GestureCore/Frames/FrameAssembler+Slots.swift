@@ -52,8 +52,28 @@ extension FrameAssembler {
       dirtySlots |= 1 << UInt64(index)
     case AbsCode.mtToolType:
       setSlotToolType(index, value)
+    case AbsCode.mtTouchMajor:
+      setSlotTouchMajor(index, value)
     default:
       break
+    }
+  }
+
+  /// A touch-major at or above `palm-size` makes the slot's contact a palm, as if the
+  /// panel labelled it one (the label it gave comes back when the size goes below).
+  mutating func setSlotTouchMajor(_ index: Int, _ value: Int32) {
+    let bit: UInt64 = 1 << UInt64(index)
+    if value >= palmMajorLimit {
+      guard palmSized & bit == 0 else { return }
+      palmSized |= bit
+      slots[index].toolType = ToolType.palm
+      guard slots[index].state == .reported else { return }
+      _ = writableStorage()
+      record(slots[index].contactID, .cancelled, x: slots[index].x, y: slots[index].y)
+      slots[index].state = .ignored
+    } else if palmSized & bit != 0 {
+      palmSized &= ~bit
+      slots[index].toolType = labelledIgnored & bit != 0 ? ToolType.pen : ToolType.finger
     }
   }
 
@@ -88,7 +108,7 @@ extension FrameAssembler {
           }
         case AbsCode.mtSlot:
           slot = event.value >= 0 && Int(event.value) < slotCount ? Int(event.value) : -1
-        case AbsCode.mtTrackingID, AbsCode.mtToolType:
+        case AbsCode.mtTrackingID, AbsCode.mtToolType, AbsCode.mtTouchMajor:
           break scan
         default:
           break
@@ -162,13 +182,23 @@ extension FrameAssembler {
   /// A contact not yet reported is judged by its tool type at SYN_REPORT (drivers send
   /// the tracking id before the tool type). A reported contact that becomes a pen or palm is
   /// cancelled and ignored from then on, even if it turns back into a finger.
+  /// While the slot is palm-sized the contact stays a palm; the label is kept for after.
   mutating func setSlotToolType(_ index: Int, _ toolType: Int32) {
+    let bit: UInt64 = 1 << UInt64(index)
+    if Self.isIgnoredTool(toolType) { labelledIgnored |= bit } else { labelledIgnored &= ~bit }
+    guard palmSized & bit == 0 else { return }
     slots[index].toolType = toolType
     guard Self.isIgnoredTool(toolType), slots[index].state == .reported else { return }
     let slot = slots[index]
     _ = writableStorage()
     record(slot.contactID, .cancelled, x: slot.x, y: slot.y)
     slots[index].state = .ignored
+  }
+
+  /// The contact id of the contact reported in protocol B slot `index`, if any.
+  func reportedContact(inSlot index: Int) -> UInt32? {
+    guard mode == .slots, index >= 0, index < slotCount, slots[index].state == .reported else { return nil }
+    return slots[index].contactID
   }
 
   /// SYN_REPORT: report what went down and what moved, in slot order.

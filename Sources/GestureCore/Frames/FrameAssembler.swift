@@ -40,6 +40,9 @@ public struct FrameAssembler: Sendable {
 
   let mode: Mode
   let geometry: PanelGeometry
+  /// `PalmRule.majorLimit`: a contact whose touch-major reaches it is a palm, ignored as
+  /// one the panel labels MT_TOOL_PALM.
+  let palmMajorLimit: Int32
 
   var nextContactID: UInt32 = 1
   var activeCount = 0
@@ -55,6 +58,11 @@ public struct FrameAssembler: Sendable {
   /// pays a uniqueness check each time. `slotCount` of them are in use.
   var slots: InlineArray<64, Slot>
   let slotCount: Int
+  /// One bit per slot whose last ABS_MT_TOUCH_MAJOR is at least `palm-size` (it outlives
+  /// contacts, as positions do): its tool type reads MT_TOOL_PALM meanwhile.
+  var palmSized: UInt64 = 0
+  /// One bit per slot the panel labels a pen or palm, whatever its size.
+  var labelledIgnored: UInt64 = 0
   /// -1 after an ABS_MT_SLOT out of range: that slot's events are dropped.
   var currentSlot = 0
   /// One bit per slot touched since the last frame (slots are capped at 64 for this).
@@ -82,8 +90,10 @@ public struct FrameAssembler: Sendable {
   /// contacts (0: none known), for `continuesInOrder`.
   var spacingFloor = 0.0
 
-  public init(device: DeviceDescription, geometry: PanelGeometry) {
+  /// `palm`: nil judges palms by the panel's MT_TOOL_PALM label alone.
+  public init(device: DeviceDescription, geometry: PanelGeometry, palm: PalmRule? = nil) {
     self.geometry = geometry
+    palmMajorLimit = palm?.majorLimit ?? .max
     let slotCount: Int
     switch device.touchProtocol {
     case .multitouchB(let slots):

@@ -22,6 +22,8 @@ public enum KeyCode {
   public static let btnToolPen: UInt16 = 0x140
   public static let btnToolFinger: UInt16 = 0x145
   public static let btnTouch: UInt16 = 0x14a
+  /// BTN_TOOL_FINGER, _DOUBLETAP, _TRIPLETAP, _QUADTAP, _QUINTTAP: one to five contacts down.
+  public static let fingerCounts: [UInt16] = [0x145, 0x14d, 0x14e, 0x14f, 0x148]
   /// KEY_MAX
   public static let max: UInt16 = 0x2ff
 }
@@ -30,10 +32,12 @@ public enum AbsCode {
   public static let x: UInt16 = 0x00
   public static let y: UInt16 = 0x01
   public static let mtSlot: UInt16 = 0x2f
+  public static let pressure: UInt16 = 0x18
   public static let mtTouchMajor: UInt16 = 0x30
   public static let mtPositionX: UInt16 = 0x35
   public static let mtPositionY: UInt16 = 0x36
   public static let mtToolType: UInt16 = 0x37
+  public static let mtPressure: UInt16 = 0x3a
   public static let mtTrackingID: UInt16 = 0x39
   /// ABS_MAX
   public static let max: UInt16 = 0x3f

@@ -197,6 +197,10 @@ public struct Profile: Hashable, Sendable {
   /// Pass every touch that cannot become a bound gesture on through a uinput clone of the
   /// device (`forward: true`; implies `grab`).
   public var forward = false
+  /// `forward-fingers`: the most contacts the clone has down at once (nil: no limit).
+  public var forwardFingers: Int?
+  /// `wake: { after: }`: the first touch sequence after this long untouched is not forwarded.
+  public var wakeAfter: Microseconds?
   public var location: SourceLocation?
 
   public init(name: String = "default", match: DeviceMatch? = nil) {

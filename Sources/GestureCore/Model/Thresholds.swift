@@ -56,6 +56,9 @@ public struct Thresholds: Hashable, Sendable {
   public var edgeWidth: Distance = .millimetres(5)
   /// A contact resting longer than this without moving is dropped as a ghost.
   public var stuckContact: Microseconds = 30_000_000
+  /// A contact whose touch-major is at least this is a palm, not a finger (0: only the
+  /// panel's own MT_TOOL_PALM label counts).
+  public var palmSize: Distance = .millimetres(20)
 
   /// A swipe must also cover this share of the panel along its axis.
   public static let swipeMinPanelShare = 0.15
@@ -66,6 +69,6 @@ public struct Thresholds: Hashable, Sendable {
   public static let keys: [String] = [
     "tap-slop", "tap-max-duration", "multi-tap-gap", "multi-tap-distance", "long-press",
     "finger-landing", "swipe-min-distance", "swipe-max-duration", "swipe-min-speed", "swipe-angle", "pinch-in",
-    "pinch-out", "rotate-angle", "edge-width", "stuck-contact",
+    "pinch-out", "rotate-angle", "edge-width", "stuck-contact", "palm-size",
   ]
 }

@@ -107,6 +107,11 @@ public struct ActionEnvironment: Sendable, Equatable {
         deviceName: deviceName, devnode: devnode, path: path))
   }
 
+  /// An action's environment that is no gesture's (the `wake` action): what it shares alone.
+  public init(shared: Shared) {
+    self.shared = shared
+  }
+
   /// The environment for a firing's action on top of what its binding shares (`shared`,
   /// made for the same binding, device and `PATH`): only the firing's own values are set.
   public init(firing: ResolvedFiring, shared: Shared) {

@@ -27,6 +27,8 @@ extension Daemon {
       device.bindings = bindingTable(
         profile: profile, profileIndex: index, actions: profileActions, devnode: device.node.devnode,
         deviceName: device.name)
+      device.forwarder?.onWake = wakeHandler(
+        profile: profile, actions: profileActions, devnode: device.node.devnode, deviceName: device.name)
       logger.info("\(device.node.devnode) '\(device.name)': profile '\(profile.name)' (unchanged: kept open)")
       return true
     }
@@ -37,6 +39,9 @@ extension Daemon {
     device.engine.cancel(at: MonotonicClock.now(), into: &firings)
     fire(device)
     forwarder.releaseAll()
+    forwarder.adopt(recognizer.engine)
+    forwarder.onWake = wakeHandler(
+      profile: profile, actions: profileActions, devnode: device.node.devnode, deviceName: device.name)
     device.recognizer = recognizer
     device.bindings = bindingTable(
       profile: profile, profileIndex: index, actions: profileActions, devnode: device.node.devnode,
@@ -142,9 +147,13 @@ extension Daemon {
     var forwarder: Forwarder?
     if profile.forward && grabbed {
       do {
-        let clone = try evdev.makeClone()
-        forwarder = Forwarder(
-          clone: clone, device: evdev.description, devnode: node.devnode, logger: logger, positions: positions)
+        let clone = try evdev.makeClone(addingToolType: ForwardGate.cloneAddsToolType(evdev.description))
+        let made = Forwarder(
+          clone: clone, engine: recognizer.engine, devnode: node.devnode, logger: logger, positions: positions,
+          openedAt: MonotonicClock.now())
+        made.onWake = wakeHandler(
+          profile: profile, actions: profileActions, devnode: node.devnode, deviceName: evdev.description.name)
+        forwarder = made
         logger.info(
           "\(node.devnode): forwarding every touch that is not a gesture to its clone \(clone.devnode ?? "(no node yet)")"
         )

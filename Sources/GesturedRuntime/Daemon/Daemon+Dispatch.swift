@@ -86,4 +86,29 @@ extension Daemon {
       }
     }
   }
+
+  /// What runs when a touch wakes a forwarded panel (`wake:` with `run:`): the command, as a
+  /// binding's, labelled "profile/wake"; monitor prints that it woke.
+  func wakeHandler(
+    profile: Profile, actions: ProfileActions, devnode: String, deviceName: String
+  ) -> ((Timestamp) -> Void)? {
+    guard let wake = actions.wake else { return nil }
+    let label = "\(profile.name)/wake"
+    let environment = ActionEnvironment.Shared(
+      profileName: profile.name, profileEnvironment: actions.environment, bindingName: "wake",
+      bindingEnvironment: wake.environment, deviceName: deviceName, devnode: devnode,
+      path: mode == .actions ? ActionEnvironment.currentPath() : nil)
+    return { [unowned self] time in
+      switch mode {
+      case .monitor:
+        logger.info("\(devnode): a touch woke the panel; not forwarded")
+      case .actions:
+        runner?.run(
+          ActionRunner.Request(
+            key: "\(devnode)#wake", label: label, command: wake.run,
+            environment: ActionEnvironment(shared: environment),
+            timeout: wake.timeout, cooldown: wake.cooldown, user: wake.user ?? actions.user, firedAt: time))
+      }
+    }
+  }
 }

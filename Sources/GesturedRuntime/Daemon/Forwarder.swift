@@ -24,11 +24,17 @@ final class Forwarder {
   /// A frame that never ends (a broken device) is cut here rather than grown without bound.
   static let maximumFrameEvents = 4096
 
-  init(clone: UinputClone, device: DeviceDescription, devnode: String, logger: Logger, positions: [RawEvent]) {
+  /// Called when a touch sequence wakes the panel (`wake`), with the time it began.
+  var onWake: ((Timestamp) -> Void)?
+
+  init(
+    clone: UinputClone, engine: DeviceEngine, devnode: String, logger: Logger, positions: [RawEvent],
+    openedAt: Timestamp
+  ) {
     self.clone = clone
     self.devnode = devnode
     self.logger = logger
-    gate = ForwardGate(device: device)
+    gate = ForwardGate(device: engine.device, policy: ForwardPolicy(engine: engine), openedAt: openedAt)
     gate.assume(positions)
     frame.reserveCapacity(256)
     out.reserveCapacity(256)
@@ -40,12 +46,20 @@ final class Forwarder {
     frame.append(event)
     takeDecisions(&engine)
     if event.type == EventType.syn && event.code == SynCode.report || frame.count >= Self.maximumFrameEvents {
-      gate.frame(frame[...], sequence: engine.frameSequence, into: &out)
+      gate.frame(
+        frame[...], sequence: engine.frameSequence, sequenceOfSlot: { engine.sequence(ofSlot: $0) }, into: &out)
       frame.removeAll(keepingCapacity: true)
+      if let woke = gate.takeWake() { onWake?(woke) }
       guard !out.isEmpty else { return }
       write()
       note(latency: MonotonicClock.now() - event.time)
     }
+  }
+
+  /// After a reload that kept the clone: the new profile's policy (the engine is the new
+  /// one), from the next contact that lands on.
+  func adopt(_ engine: DeviceEngine) {
+    gate.adopt(ForwardPolicy(engine: engine))
   }
 
   /// After a deadline ran: what it decided goes out now.

@@ -134,9 +134,10 @@ public final class EvdevDevice {
   }
 
   /// A uinput clone of this device (`forward: true`), marked as gestured's.
-  public func makeClone() throws(SystemError) -> UinputClone {
+  /// `addingToolType`: see `UinputClone.init`.
+  public func makeClone(addingToolType: Bool = false) throws(SystemError) -> UinputClone {
     guard let handle else { throw SystemError(operation: UinputClone.createOperation, errno: .badFileDescriptor) }
-    return try UinputClone(panel: handle, devnode: devnode)
+    return try UinputClone(panel: handle, devnode: devnode, addingToolType: addingToolType)
   }
 
   deinit {

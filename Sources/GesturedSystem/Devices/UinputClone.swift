@@ -41,7 +41,10 @@ public final class UinputClone {
   /// Clones the device `handle` describes (a libevdev handle of the panel). gestured opens
   /// /dev/uinput itself to set the marker phys (UI_SET_PHYS) before libevdev sets the rest
   /// up; the handle's phys is the marker too while libevdev copies it, then put back.
-  init(panel handle: OpaquePointer, devnode: String) throws(SystemError) {
+  /// `addingToolType`: the clone also gets ABS_MT_TOOL_TYPE (finger to palm), for a panel
+  /// without it whose contacts gestured ends there as palms; the handle has it only while
+  /// libevdev copies it.
+  init(panel handle: OpaquePointer, devnode: String, addingToolType: Bool = false) throws(SystemError) {
     let descriptor: Int32
     switch retryOnInterrupt({ valueOrErrno(open("/dev/uinput", O_RDWR | O_CLOEXEC)) }) {
     case .success(let opened): descriptor = opened
@@ -55,9 +58,15 @@ public final class UinputClone {
       throw SystemError(operation: Self.createOperation, errno: errno(negated: marked))
     }
     libevdev_set_phys(handle, phys)
+    let toolType = UInt32(AbsCode.mtToolType)
+    if addingToolType {
+      var info = input_absinfo(value: 0, minimum: 0, maximum: ToolType.palm, fuzz: 0, flat: 0, resolution: 0)
+      libevdev_enable_event_code(handle, UInt32(EV_ABS), toolType, &info)
+    }
     var created: OpaquePointer?
     let status = libevdev_uinput_create_from_device(handle, descriptor, &created)
     libevdev_set_phys(handle, original)
+    if addingToolType { libevdev_disable_event_code(handle, UInt32(EV_ABS), toolType) }
     guard status == 0, let created else {
       Glibc.close(descriptor)
       throw SystemError(operation: Self.createOperation, errno: errno(negated: status))
