@@ -5,7 +5,7 @@ import GestureCore
 /// Each part is checked on its own and a broken part is left out, so one mistake does not
 /// hide the next: the operator sees every error of the file in one `gestured check`.
 struct ConfigValidator {
-  private var reader: ValueReader
+  var reader: ValueReader
 
   var diagnostics: [Diagnostic] { reader.diagnostics }
 
@@ -23,8 +23,8 @@ struct ConfigValidator {
   static let regionKeys = ["name", "area", "independent"]
   static let areaKeys = ["x", "y", "width", "height"]
   static let bindingKeys = [
-    "gesture", "taps", "fingers", "direction", "edge", "region", "step", "run", "end", "name",
-    "timeout", "cooldown", "environment", "user",
+    "gesture", "taps", "fingers", "direction", "edge", "region", "step", "run", "key", "wheel", "hwheel",
+    "end", "name", "timeout", "cooldown", "environment", "user",
   ]
 
   /// Largest magnitude of a calibration entry, and smallest of its determinant.
@@ -626,13 +626,7 @@ struct ConfigValidator {
         hint: "one of \(GestureKind.allCases.map(\.rawValue).joined(separator: ", "))")
     }
 
-    var run: String? = nil
-    if let value = fields["run"] {
-      run = reader.string(value)
-    } else {
-      reader.error(
-        item, "a binding needs 'run', the command to run", hint: "e.g. run: \"xdotool key F5\"")
-    }
+    let firing = firingAction(in: fields, of: item)
 
     var taps = 1
     if let value = fields["taps"], let number = reader.integer(value) {
@@ -710,12 +704,12 @@ struct ConfigValidator {
     let environment = fields["environment"].flatMap { self.environment($0) }
     let user = fields["user"].flatMap { reader.string($0) }
 
-    guard errorCount == errorsBefore, let gesture, let run else { return nil }
+    guard errorCount == errorsBefore, let gesture, let firing else { return nil }
     var binding = Binding(
       name: name, gesture: gesture, taps: taps, fingers: fingers, direction: direction, edge: edge,
       region: region, step: step)
     binding.location = reader.location(of: item)
-    var action = BindingAction(run: run, end: end)
+    var action = BindingAction(firing, end: end)
     if let timeout { action.timeout = timeout }
     if let cooldown { action.cooldown = cooldown }
     if let environment { action.environment = environment }
