@@ -128,6 +128,8 @@ public final class Daemon: @unchecked Sendable {
   private(set) var actions: [ProfileActions]
   private var watcher: UdevWatcher?
   private var runner: ActionRunner?
+  /// Key and wheel bindings' virtual keyboard and pointer (actions mode only).
+  private var inputWriter: InputActionWriter?
   /// The event loop: every descriptor below, and the runner's, is watched in its one epoll
   /// set rather than through a Dispatch source each (see EventMultiplexer for why).
   private var multiplexer: EventMultiplexer!
@@ -261,6 +263,8 @@ public final class Daemon: @unchecked Sendable {
       if mode == .actions {
         runner = ActionRunner(queue: queue, logger: logger, multiplexer: multiplexer)
         runner?.users = users
+        inputWriter = InputActionWriter(logger: logger)
+        provideInputDevices()
       }
       timer = try DeadlineTimer(multiplexer: multiplexer) { [unowned self] in self.deadlineReached() }
       signals = try SignalReceiver(Self.handledSignals, multiplexer: multiplexer) { [unowned self] signal in
@@ -283,6 +287,12 @@ public final class Daemon: @unchecked Sendable {
     logger.notice("gestured started: \(statusText)")
     notifier?.ready(status: statusText)
     startWatchdog()
+  }
+
+  /// The virtual keyboard and pointer, when some binding of the config in force uses them.
+  private func provideInputDevices() {
+    let used = actions.inputDevicesUsed
+    inputWriter?.provide(keyboard: used.keyboard, pointer: used.pointer)
   }
 
   private var statusText: String {
@@ -330,7 +340,10 @@ public final class Daemon: @unchecked Sendable {
     case .success(let new):
       configuration = new.configuration
       actions = new.actions
-      if mode == .actions { users = Self.resolveUsers(of: new.actions, logger: logger) }
+      if mode == .actions {
+        users = Self.resolveUsers(of: new.actions, logger: logger)
+        provideInputDevices()
+      }
       // Profiles are matched again on every device; a device whose profile did not change
       // stays open as it is, so the desktop never sees a forwarded panel's clone vanish.
       for (syspath, device) in devices where !keep(device) { close(syspath) }
@@ -425,6 +438,8 @@ public final class Daemon: @unchecked Sendable {
   /// Opens the node if a profile takes it.
   private func consider(_ node: InputNode) {
     guard node.isInitialized, node.sysname.hasPrefix("event"), devices[node.syspath] == nil else { return }
+    // gestured's own keyboard and pointer are not even opened.
+    if let writer = inputWriter, writer.devnodes.contains(node.devnode) { return }
     // Only touchscreens, or nodes an explicit match may select, are worth opening.
     guard node.isTouchscreen || configuration.profiles.contains(where: { $0.match != nil }) else { return }
     if case .refuse(let log) = limit.admit(node.syspath, openCount: devices.count) {
@@ -444,6 +459,13 @@ public final class Daemon: @unchecked Sendable {
     {
       if leftAlone.insert(node.syspath).inserted {
         logger.info("\(node.devnode) '\(evdev.description.name)': gestured's own forwarding clone; left alone")
+      }
+      evdev.close()
+      return
+    }
+    if VirtualInputDevice.isVirtualInput(phys: evdev.description.phys) {
+      if leftAlone.insert(node.syspath).inserted {
+        logger.info("\(node.devnode) '\(evdev.description.name)': gestured's virtual keyboard or pointer; left alone")
       }
       evdev.close()
       return
@@ -918,7 +940,7 @@ public final class Daemon: @unchecked Sendable {
       return
     }
     // End events of bindings without `end:` are neither run nor reported.
-    guard let command = firing.command else { return }
+    guard firing.isReported else { return }
     switch mode {
     case .monitor:
       if let liveView {
@@ -928,7 +950,13 @@ public final class Daemon: @unchecked Sendable {
       }
     case .actions:
       guard let run else { return }  // made for every binding in this mode
-      runner?.run(run.request(for: firing, command: command, devnode: devnode))
+      if let input = firing.input {
+        inputWriter?.write(
+          input, key: run.key, label: run.label, firedAt: event.time, cooldown: firing.action.cooldown,
+          oneShot: event.phase == .oneShot)
+      } else if let command = firing.command {
+        runner?.run(run.request(for: firing, command: command, devnode: devnode))
+      }
     }
   }
 
