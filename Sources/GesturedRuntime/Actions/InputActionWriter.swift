@@ -81,6 +81,8 @@ final class InputActionWriter {
       return .failed("\(error)")
     }
     logger.info("[\(label)] \(what)")
+    // The kernel stamped the events in the write: this is their time, near enough.
+    logger.debug("[\(label)] written \(MonotonicClock.now() - firedAt) µs after its firing's event")
     return .written
   }
 
