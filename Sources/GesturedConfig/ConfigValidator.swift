@@ -704,6 +704,15 @@ struct ConfigValidator {
     let environment = fields["environment"].flatMap { self.environment($0) }
     let user = fields["user"].flatMap { reader.string($0) }
 
+    if case .input? = firing, end == nil {
+      // Key and wheel actions start no process: what only commands take would be ignored.
+      for name in ["timeout", "environment", "user"] {
+        guard let value = fields[name], let key = value.key else { continue }
+        reader.warning(
+          at: reader.location(of: key), "'\(name)' applies to commands; this binding runs none",
+          hint: "remove '\(name)'")
+      }
+    }
     guard errorCount == errorsBefore, let gesture, let firing else { return nil }
     var binding = Binding(
       name: name, gesture: gesture, taps: taps, fingers: fingers, direction: direction, edge: edge,

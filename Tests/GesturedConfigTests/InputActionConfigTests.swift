@@ -87,6 +87,20 @@ struct InputActionConfigTests {
     #expect(action?.run == nil && action?.end == "logger zoomed")
   }
 
+  @Test("what only commands take is a warning on a key or wheel binding without end")
+  func commandKeysWithoutCommand() {
+    let result = check("bindings:\n  - { gesture: tap, key: F5, timeout: 5s, user: kiosk }\n")
+    #expect(result.errors.isEmpty)
+    #expect(
+      result.diagnostics.map(\.message) == [
+        "'timeout' applies to commands; this binding runs none", "'user' applies to commands; this binding runs none",
+      ])
+    #expect(positions(result.diagnostics) == [[2, 30], [2, 43]])
+    let withEnd = check(
+      "bindings:\n  - { gesture: pan, direction: up, step: 5mm, wheel: -1, end: \"logger up\", timeout: 5s }\n")
+    #expect(withEnd.diagnostics.isEmpty, "\(withEnd.diagnostics.map(\.description))")
+  }
+
   @Test("the devices gestured makes follow what the bindings use")
   func devicesUsed() {
     let keys = check("bindings:\n  - { gesture: tap, key: F5 }\n  - { gesture: tap, taps: 2, run: x }\n")
