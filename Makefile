@@ -403,7 +403,7 @@ bench-vm: build
 	  GESTURED_TOUCH=$(abspath $(SCRATCH)/release/gestured-touch) \
 	  FLOOR_READER=$(abspath $(BENCH_DIR)/vm/floor-reader) \
 	  Tests/Benchmarks/live-in-vm.sh $(abspath $(BENCH_DIR)/vm) 5
-	@cat $(BENCH_DIR)/vm/live-summary.txt $(BENCH_DIR)/vm/replay-in-vm.txt $(BENCH_DIR)/vm/strace-gestured.txt $(BENCH_DIR)/vm/idle.txt $(BENCH_DIR)/vm/startup.txt $(BENCH_DIR)/vm/rss.txt $(BENCH_DIR)/vm/latency-summary.txt
+	@cat $(BENCH_DIR)/vm/live-summary.txt $(BENCH_DIR)/vm/keys-summary.txt $(BENCH_DIR)/vm/replay-in-vm.txt $(BENCH_DIR)/vm/strace-gestured.txt $(BENCH_DIR)/vm/idle.txt $(BENCH_DIR)/vm/startup.txt $(BENCH_DIR)/vm/rss.txt $(BENCH_DIR)/vm/latency-summary.txt
 
 # The instructions behind those ticks (BENCHMARKS.md): gestured (release, not stripped, for
 # function names) and lisgd under callgrind in one VM boot, over a slower stream of swipes.

@@ -22,8 +22,8 @@ let package = Package(
 
     // Pure Swift: raw events in, gesture events out. No I/O, no clock, no Dispatch.
     .target(name: "GestureCore", linkerSettings: [.linkedLibrary("m")]),
-    // YAML → validated Config, diagnostics with file:line:column.
-    .target(name: "GesturedConfig", dependencies: ["GestureCore", "CYAML"]),
+    // YAML → validated Config, diagnostics with file:line:column; key names through libevdev.
+    .target(name: "GesturedConfig", dependencies: ["GestureCore", "CYAML", "CEvdev"]),
     // The one syscall layer: file descriptors, epoll, timers, signals, libevdev, udev, logging.
     .target(name: "GesturedSystem", dependencies: ["GestureCore", "CEvdev", "CUdev", "CGesturedShim"]),
     // The library: a touchscreen's gestures as closures, over the same recognizers.

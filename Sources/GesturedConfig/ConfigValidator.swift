@@ -5,7 +5,7 @@ import GestureCore
 /// Each part is checked on its own and a broken part is left out, so one mistake does not
 /// hide the next: the operator sees every error of the file in one `gestured check`.
 struct ConfigValidator {
-  private var reader: ValueReader
+  var reader: ValueReader
 
   var diagnostics: [Diagnostic] { reader.diagnostics }
 
@@ -25,8 +25,8 @@ struct ConfigValidator {
   static let regionKeys = ["name", "area", "independent"]
   static let areaKeys = ["x", "y", "width", "height"]
   static let bindingKeys = [
-    "gesture", "taps", "fingers", "direction", "edge", "region", "step", "run", "end", "name",
-    "timeout", "cooldown", "environment", "user",
+    "gesture", "taps", "fingers", "direction", "edge", "region", "step", "run", "key", "wheel", "hwheel",
+    "end", "name", "timeout", "cooldown", "environment", "user",
   ]
 
   /// Largest magnitude of a calibration entry, and smallest of its determinant.
@@ -341,21 +341,18 @@ struct ConfigValidator {
 
   /// The action inside `wake:`, if any (`.some(nil)`: none; nil: an error was reported).
   private mutating func wakeAction(_ fields: Fields, of value: Value) -> BindingAction?? {
-    if let key = fields["key"] {
-      reader.error(key, "'key' in 'wake' needs key actions, which this build does not have", hint: "use 'run'")
-      return nil
-    }
-    guard let runValue = fields["run"] else {
+    guard fields["run"] != nil || fields["key"] != nil else {
       for name in ["timeout", "cooldown", "environment", "user"] {
         if let extra = fields[name] {
-          reader.error(extra, "'\(name)' in 'wake' belongs to its 'run'", hint: "add 'run', or remove '\(name)'")
+          reader.error(
+            extra, "'\(name)' in 'wake' belongs to its 'run' or 'key'", hint: "add 'run' or 'key', or remove '\(name)'")
           return nil
         }
       }
       return .some(nil)
     }
-    guard let command = reader.string(runValue) else { return nil }
-    var action = BindingAction(run: command)
+    guard let firing = firingAction(in: fields, of: value, allowing: ["run", "key"]) else { return nil }
+    var action = BindingAction(firing)
     if let entry = fields["timeout"], let time = reader.duration(entry) { action.timeout = time }
     if let entry = fields["cooldown"], let time = reader.duration(entry, allowZero: true) { action.cooldown = time }
     if let entry = fields["environment"], let variables = environment(entry) { action.environment = variables }
@@ -683,13 +680,7 @@ struct ConfigValidator {
         hint: "one of \(GestureKind.allCases.map(\.rawValue).joined(separator: ", "))")
     }
 
-    var run: String? = nil
-    if let value = fields["run"] {
-      run = reader.string(value)
-    } else {
-      reader.error(
-        item, "a binding needs 'run', the command to run", hint: "e.g. run: \"xdotool key F5\"")
-    }
+    let firing = firingAction(in: fields, of: item)
 
     var taps = 1
     if let value = fields["taps"], let number = reader.integer(value) {
@@ -767,12 +758,21 @@ struct ConfigValidator {
     let environment = fields["environment"].flatMap { self.environment($0) }
     let user = fields["user"].flatMap { reader.string($0) }
 
-    guard errorCount == errorsBefore, let gesture, let run else { return nil }
+    if case .input? = firing, end == nil {
+      // Key and wheel actions start no process: what only commands take would be ignored.
+      for name in ["timeout", "environment", "user"] {
+        guard let value = fields[name], let key = value.key else { continue }
+        reader.warning(
+          at: reader.location(of: key), "'\(name)' applies to commands; this binding runs none",
+          hint: "remove '\(name)'")
+      }
+    }
+    guard errorCount == errorsBefore, let gesture, let firing else { return nil }
     var binding = Binding(
       name: name, gesture: gesture, taps: taps, fingers: fingers, direction: direction, edge: edge,
       region: region, step: step)
     binding.location = reader.location(of: item)
-    var action = BindingAction(run: run, end: end)
+    var action = BindingAction(firing, end: end)
     if let timeout { action.timeout = timeout }
     if let cooldown { action.cooldown = cooldown }
     if let environment { action.environment = environment }

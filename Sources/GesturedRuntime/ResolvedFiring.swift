@@ -43,14 +43,22 @@ public struct ResolvedFiring: Sendable {
   }
 
   /// What runs: the binding's `run` for one-shot firings and steps, its `end` for an end
-  /// event (nil when it has none: such end events are neither run nor reported).
+  /// event (nil when it has none: such end events are neither run nor reported), nil for
+  /// firings of a key or wheel binding (`input`).
   public var command: String? {
     if case .end = event.phase { return action.end }
     return action.run
   }
 
+  /// The key or wheel action a one-shot firing or step writes; nil for end events and for
+  /// `run:` bindings.
+  public var input: InputAction? {
+    if case .end = event.phase { return nil }
+    return action.input
+  }
+
   /// Whether replay and monitor print it: end events only for bindings with `end:`.
-  public var isReported: Bool { command != nil }
+  public var isReported: Bool { command != nil || input != nil }
 
   /// The user the command runs as.
   public var user: String? { action.user ?? profileUser }
@@ -89,8 +97,9 @@ public struct ResolvedFiring: Sendable {
 public enum FiringReport {
   /// One JSON object: `file`, `time`, `device`, `profile`, `region`, `binding`, `gesture`,
   /// `fingers`, then `taps` (taps), `direction` (swipe, pan, pinch, rotate), `step` (steps)
-  /// or `end: true, steps` (end lines), `scale` (pinch), `angle` (rotate), `dx, dy` (pan),
-  /// then `x`, `y`. Without a trailing newline.
+  /// or `end: true, steps` (end lines), `key`, `wheel` or `hwheel` (key and wheel bindings),
+  /// `scale` (pinch), `angle` (rotate), `dx, dy` (pan), then `x`, `y`. Without a trailing
+  /// newline.
   public static func jsonLine(file: String, deviceName: String, firing: ResolvedFiring) -> String {
     json(file: file, deviceName: deviceName, firing: firing).line
   }
@@ -121,6 +130,12 @@ public enum FiringReport {
     case .end(let n):
       json.add("end", true)
       json.add("steps", n)
+    }
+    switch firing.input {
+    case .keys(let chords)?: json.add("key", chords.map(\.written).joined(separator: " "))
+    case .wheel(let clicks)?: json.add("wheel", clicks)
+    case .horizontalWheel(let clicks)?: json.add("hwheel", clicks)
+    case nil: break
     }
     if let scale = firing.reportedScale { json.add("scale", rounded: scale) }
     if let angle = firing.reportedAngle { json.add("angle", rounded: angle) }

@@ -7,6 +7,8 @@
 #     then one blocking read a frame, no epoll);
 #  2. the same stream through `gestured replay` (user time of recognition alone), and the
 #     system calls of one gestured run over that stream (strace -f -c);
+#  2b. the same stream with the swipe bound to `key:` (no process) against lisgd running its
+#     command, A B B A twice, and the latency from the deciding frame to the key's write;
 #  3. with two panels: startup to READY=1 (3 runs), RSS, and the latency from the kernel's
 #     stamp of the deciding SYN_REPORT to the spawn's return over 200 taps (gestured's debug line
 #     "pid N spawned L µs after its firing's event").
@@ -98,6 +100,76 @@ for run in $(seq 1 "$runs"); do
     echo "floor-$batch run $run: $(cat "$SCENARIO_DIR/floor.log")" | tee -a "$results/live-runs.txt"
   done
 done
+
+# Key actions: the same stream with the swipe bound to `key: alt+left` (written to
+# gestured's virtual keyboard, no process) against lisgd running its command, A B B A twice
+# in this boot; ticks summed over the runs. Then one --verbose run for the latency from the
+# kernel's stamp of the deciding frame to the key's write ("written L µs after its firing's
+# event"; the kernel stamps the key events inside that write), evemu-record on the keyboard
+# counting the chords that arrived.
+write_config "$SCENARIO_DIR/keys.yaml" <<'YAML'
+bindings:
+  - { gesture: swipe, direction: right, key: alt+left }
+YAML
+: > "$results/keys-runs.txt"
+measure_ticks() { # NAME PID: ticks over one stream, appended to keys-runs.txt
+  local t0 t1 rest
+  sleep 1
+  read -r t0 rest < <(ticks "$2")
+  inject "$panel" "$SCENARIO_DIR/swipes.evemu"
+  sleep 0.5
+  read -r t1 rest < <(ticks "$2")
+  echo "$1 $((t1 - t0))" | tee -a "$results/keys-runs.txt"
+}
+keys_run() {
+  daemon_start "$SCENARIO_DIR/keys.yaml" "$@"
+  wait_until 30 "READY=1" grep -qs 'READY=1' "$SCENARIO_DIR/notify.log"
+  wait_until 30 "gestured to take the panel" grep -qs "^$panel '.*': profile" "$SCENARIO_DIR/daemon.log"
+}
+keys_stop() {
+  stop_process "$DAEMON_PID" 10
+  kill "$NOTIFY_PID" 2>/dev/null || true
+  wait "$NOTIFY_PID" 2>/dev/null || true
+  rm -f "$SCENARIO_DIR/notify.log" "$SCENARIO_DIR/notify.sock"
+}
+lisgd_run() {
+  lisgd -d "$panel" -w 800 -h 800 -g "1,LR,*,*,R,echo R >> $SCENARIO_DIR/lisgd.out" \
+    > "$SCENARIO_DIR/lisgd.log" 2>&1 &
+  lisgd_pid=$!
+  measure_ticks lisgd-command "$lisgd_pid"
+  kill "$lisgd_pid"; wait "$lisgd_pid" 2>/dev/null || true
+}
+for round in 1 2; do
+  for who in gestured lisgd lisgd gestured; do
+    if [ "$who" = lisgd ]; then lisgd_run; continue; fi
+    keys_run
+    measure_ticks gestured-keys "$DAEMON_PID"
+    echo "gestured-keys wrote $(grep -c '^\[default/swipe\] key alt+left$' "$SCENARIO_DIR/daemon.log" || true) of 40" \
+      | tee -a "$results/keys-runs.txt"
+    keys_stop
+  done
+done
+keys_run --verbose
+keyboard="$(sed -n "s|^key and wheel bindings write to \(/dev/input/event[0-9]*\) 'gestured virtual keyboard'\$|\1|p" "$SCENARIO_DIR/daemon.log")"
+record_start "$keyboard" "$SCENARIO_DIR/keyboard.evemu" '^B: 15 '
+sleep 1
+inject "$panel" "$SCENARIO_DIR/swipes.evemu"
+sleep 1
+keys_stop
+cp "$SCENARIO_DIR/daemon.log" "$results/keys-latency-daemon.log"
+presses=$(grep -c '^E: [0-9.]* 0001 0038 0001' "$SCENARIO_DIR/keyboard.evemu" || true)
+awk '/ written [0-9-]+ µs after/ { for (i = 1; i <= NF; i++) if ($i == "written") print $(i + 1) }' \
+  "$SCENARIO_DIR/daemon.log" | sort -n > "$results/keys-latency-us.txt"
+{
+  awk '$1 == "gestured-keys" && $2 ~ /^[0-9]+$/ { g += $2; ng++ } $1 == "lisgd-command" && $2 ~ /^[0-9]+$/ { l += $2; nl++ }
+    END { printf "keys: gestured with key: %d ticks over %d runs, lisgd running its command %d ticks over %d runs (A B B A twice); ratio %.2f\n", g, ng, l, nl, (l > 0 ? g / l : -1) }' \
+    "$results/keys-runs.txt"
+  awk -v presses="$presses" '{ v[++n] = $1 }
+    END {
+      if (n == 0) { print "keys latency: no key written"; exit }
+      printf "keys latency (kernel stamp of the deciding frame to the key write, --verbose): %d writes, %d alt presses on the keyboard; median %d us, worst %d us, best %d us\n", n, presses, (n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2), v[n], v[1]
+    }' "$results/keys-latency-us.txt"
+} | tee "$results/keys-summary.txt"
 
 # The recognition alone in this guest: the same stream through `gestured replay` (no
 # wake-ups, no actions run), ten copies in one process against a one-swipe recording ten

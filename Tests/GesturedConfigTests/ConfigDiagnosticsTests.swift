@@ -278,10 +278,11 @@ struct ConfigDiagnosticsTests {
       "'taps' applies only to tap")
   }
 
-  @Test("a binding without run")
+  @Test("a binding without run, key, wheel or hwheel")
   func missingRun() {
     expectOneError(
-      "bindings:\n  - gesture: tap\n    taps: 2\n", line: 2, column: 5, "a binding needs 'run'")
+      "bindings:\n  - gesture: tap\n    taps: 2\n", line: 2, column: 5,
+      "a binding needs one of 'run', 'key', 'wheel', 'hwheel'")
     expectOneError(
       "bindings:\n  - { gesture: tap, run: \"  \" }\n", line: 2, column: 26, "'run' is empty")
   }

@@ -378,13 +378,13 @@ struct ActionPolicyTests {
     var harness = PolicyHarness()
     _ = harness.fire(request("sleep 30", key: "lobby#0"))
     var input = request("", key: "lobby#0", cooldown: 300_000, firedAt: harness.now + 1_000_000)
-    input.kind = .input
+    input.kind = .input(.wheel(1))
     #expect(harness.fire(input) == .writingInput, "a running command of the binding does not hold it back")
     #expect(harness.written.count == 1)
     input.firedAt = input.firedAt + 100_000
     #expect(harness.fire(input) == .droppedCooldown)
     var step = step(1, of: "wheel")
-    step.kind = .input
+    step.kind = .input(.wheel(1))
     #expect(harness.fire(step) == .writingInput)
     #expect(harness.fire(step) == .writingInput, "steps are never merged")
     #expect(harness.written.count == 3)

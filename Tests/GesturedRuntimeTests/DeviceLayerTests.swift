@@ -285,6 +285,17 @@ struct DeviceSelectionTests {
     }
   }
 
+  @Test func gesturedsOwnKeyboardAndPointerAreNeverTakenWhateverMatchesThem() {
+    var keyboard = node(10, ["ID_INPUT_KEYBOARD": "1"])
+    keyboard.syspath = "/sys/devices/virtual/input/input10/event10"
+    var description = Panels.multitouch()
+    description.phys = VirtualInputDevice.markerPrefix + "keyboard"
+    let configuration = Configuration(profiles: [profile("virtual", match: DeviceMatch(virtual: true))])
+    let verdict = DeviceSelection.verdict(for: keyboard, device: description, in: configuration)
+    #expect(verdict == .virtualInput)
+    #expect(DeviceSelection.reason(verdict, node: keyboard, in: configuration)?.contains("virtual keyboard") == true)
+  }
+
   @Test func aTouchscreenNoProfileMatchesIsLeftAloneWithTheReason() {
     let configuration = Configuration(profiles: [profile("elo", match: DeviceMatch(vendor: 0x04e7))]
     )

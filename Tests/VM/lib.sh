@@ -86,13 +86,14 @@ udev_ready() { udevadm info --query=property --name="$1" 2>/dev/null | grep -q '
 
 # --- evemu -------------------------------------------------------------------------------
 
-# record_start DEVNODE FILE: evemu-record DEVNODE into FILE in the background (it ends by
-# itself when the device goes away). Sets RECORD_PID; waits until the description is out,
-# so no event is missed.
+# record_start DEVNODE FILE [LAST]: evemu-record DEVNODE into FILE in the background (it
+# ends by itself when the device goes away). Sets RECORD_PID; waits until the description
+# is out (a line matching LAST, default '^A: ', the absolute axes; a device without any,
+# a keyboard, ends its description with '^B: 15 '), so no event is missed.
 record_start() {
   evemu-record "$1" > "$2" 2> "$2.log" &
   RECORD_PID=$!
-  wait_until 20 "evemu-record to describe $1" grep -qs '^A: ' "$2"
+  wait_until 20 "evemu-record to describe $1" grep -qs "${3:-^A: }" "$2"
   # The description is written before the first read; give it a moment to reach read().
   sleep 0.2
 }

@@ -26,6 +26,9 @@ APT_PACKAGES=(qemu-system-x86 linux-image-amd64 busybox-static file udev kmod ev
 # Issue 11, packaging: the .deb scenario's host-side preparation runs `make deb`, which
 # needs scdoc (the manual pages) and dpkg-dev (dpkg-shlibdeps).
 APT_PACKAGES+=(scdoc dpkg-dev)
+# Issue 26, key and wheel actions: `libinput list-devices` shows how libinput classifies
+# gestured's virtual keyboard and pointer.
+APT_PACKAGES+=(libinput-tools)
 
 missing=()
 for package in "${APT_PACKAGES[@]}"; do

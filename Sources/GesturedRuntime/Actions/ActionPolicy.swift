@@ -1,4 +1,5 @@
 import GestureCore
+import GesturedConfig
 import GesturedSystem
 
 #if canImport(Glibc)
@@ -37,9 +38,10 @@ public struct ActionPolicy {
     public enum Kind: Sendable, Equatable {
       /// Runs `command` in a process: lanes, the queue, coalescing and timeouts apply.
       case command
-      /// Written by the daemon itself, at once: only the cooldown applies (never queued,
-      /// merged or dropped otherwise). The owner writes it on `.writeInput`.
-      case input
+      /// Keys or wheel clicks written by the daemon itself, at once: only the cooldown
+      /// applies (never queued, merged or dropped otherwise). The owner writes it on
+      /// `.writeInput`.
+      case input(InputAction)
     }
 
     /// Identifies the binding (one running instance per key for one-shot firings), e.g.
@@ -215,7 +217,7 @@ public struct ActionPolicy {
       }
     }
     if request.schedule == .oneShot { rememberAcceptance(of: request) }
-    if request.kind == .input { return (.writingInput, [.writeInput(request)]) }
+    if case .input = request.kind { return (.writingInput, [.writeInput(request)]) }
 
     let laneID: LaneID
     switch request.schedule {

@@ -58,8 +58,15 @@ public struct BindingTable: Sendable {
   /// The runner's request for `firing` (one of this table's), nil when its binding runs
   /// nothing for it (an end without `end:`) or the table only reports.
   public func request(for firing: ResolvedFiring) -> ActionRunner.Request? {
-    guard let command = firing.command, runs.indices.contains(firing.event.binding) else { return nil }
-    return runs[firing.event.binding].request(for: firing, command: command, devnode: devnode)
+    guard runs.indices.contains(firing.event.binding) else { return nil }
+    let run = runs[firing.event.binding]
+    if let input = firing.input {
+      var request = run.request(for: firing, command: "", devnode: devnode)
+      request.kind = .input(input)
+      return request
+    }
+    guard let command = firing.command else { return nil }
+    return run.request(for: firing, command: command, devnode: devnode)
   }
 
   /// What every firing of one binding on one device hands the runner alike, made with the

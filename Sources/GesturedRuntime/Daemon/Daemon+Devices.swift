@@ -98,6 +98,8 @@ extension Daemon {
   /// Opens the node if a profile takes it.
   func consider(_ node: InputNode) {
     guard node.isInitialized, node.sysname.hasPrefix("event"), devices[node.syspath] == nil else { return }
+    // gestured's own keyboard and pointer are not even opened.
+    if let writer = inputWriter, writer.devnodes.contains(node.devnode) { return }
     // Only touchscreens, or nodes an explicit match may select, are worth opening.
     guard node.isTouchscreen || configuration.profiles.contains(where: { $0.match != nil }) else { return }
     if case .refuse(let log) = limit.admit(node.syspath, openCount: devices.count) {
@@ -117,6 +119,13 @@ extension Daemon {
     {
       if leftAlone.insert(node.syspath).inserted {
         logger.info("\(node.devnode) '\(evdev.description.name)': gestured's own forwarding clone; left alone")
+      }
+      evdev.close()
+      return
+    }
+    if VirtualInputDevice.isVirtualInput(phys: evdev.description.phys) {
+      if leftAlone.insert(node.syspath).inserted {
+        logger.info("\(node.devnode) '\(evdev.description.name)': gestured's virtual keyboard or pointer; left alone")
       }
       evdev.close()
       return

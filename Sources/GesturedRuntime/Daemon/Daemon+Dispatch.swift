@@ -87,8 +87,8 @@ extension Daemon {
     }
   }
 
-  /// What runs when a touch wakes a forwarded panel (`wake:` with `run:`): the command, as a
-  /// binding's, labelled "profile/wake"; monitor prints that it woke.
+  /// What runs when a touch wakes a forwarded panel (`wake:` with `run:` or `key:`): the
+  /// command or keys, as a binding's, labelled "profile/wake"; monitor prints that it woke.
   func wakeHandler(
     profile: Profile, actions: ProfileActions, devnode: String, deviceName: String
   ) -> ((Timestamp) -> Void)? {
@@ -103,11 +103,12 @@ extension Daemon {
       case .monitor:
         logger.info("\(devnode): a touch woke the panel; not forwarded")
       case .actions:
-        runner?.run(
-          ActionRunner.Request(
-            key: "\(devnode)#wake", label: label, command: wake.run,
-            environment: ActionEnvironment(shared: environment),
-            timeout: wake.timeout, cooldown: wake.cooldown, user: wake.user ?? actions.user, firedAt: time))
+        var request = ActionRunner.Request(
+          key: "\(devnode)#wake", label: label, command: wake.run ?? "",
+          environment: ActionEnvironment(shared: environment),
+          timeout: wake.timeout, cooldown: wake.cooldown, user: wake.user ?? actions.user, firedAt: time)
+        if let input = wake.input { request.kind = .input(input) }
+        runner?.run(request)
       }
     }
   }

@@ -81,6 +81,8 @@ public final class Daemon: @unchecked Sendable {
   private(set) var actions: [ProfileActions]
   var watcher: UdevWatcher?
   var runner: ActionRunner?
+  /// Key and wheel bindings' virtual keyboard and pointer (actions mode only).
+  var inputWriter: InputActionWriter?
   /// The event loop: every descriptor below, and the runner's, is watched in its one epoll
   /// set rather than through a Dispatch source each (see EventMultiplexer for why).
   var multiplexer: EventMultiplexer!
@@ -213,6 +215,14 @@ public final class Daemon: @unchecked Sendable {
       multiplexer = try EventMultiplexer(queue: queue)
       if mode == .actions {
         runner = ActionRunner(queue: queue, logger: logger, multiplexer: multiplexer)
+        let writer = InputActionWriter(logger: logger)
+        inputWriter = writer
+        // The policy has applied the cooldown: the writer only writes.
+        runner?.writeInput = { request in
+          guard case .input(let input) = request.kind else { return }
+          writer.write(input, key: request.key, label: request.label, firedAt: request.firedAt, cooldown: 0, oneShot: true)
+        }
+        provideInputDevices()
         runner?.users = users
       }
       timer = try DeadlineTimer(multiplexer: multiplexer) { [unowned self] in self.deadlineReached() }
@@ -236,6 +246,12 @@ public final class Daemon: @unchecked Sendable {
     logger.notice("gestured started: \(statusText)")
     notifier?.ready(status: statusText)
     startWatchdog()
+  }
+
+  /// The virtual keyboard and pointer, when some binding of the config in force uses them.
+  func provideInputDevices() {
+    let used = actions.inputDevicesUsed
+    inputWriter?.provide(keyboard: used.keyboard, pointer: used.pointer)
   }
 
   var statusText: String {
@@ -283,7 +299,10 @@ public final class Daemon: @unchecked Sendable {
     case .success(let new):
       configuration = new.configuration
       actions = new.actions
-      if mode == .actions { users = Self.resolveUsers(of: new.actions, logger: logger) }
+      if mode == .actions {
+        users = Self.resolveUsers(of: new.actions, logger: logger)
+        provideInputDevices()
+      }
       // Profiles are matched again on every device; a device whose profile did not change
       // stays open as it is, so the desktop never sees a forwarded panel's clone vanish.
       for (syspath, device) in devices where !keep(device) { close(syspath) }

@@ -14,9 +14,10 @@ enum DescriptorBudget {
   static let perDevice = 2
   /// The action runner at its bounds: both ends of two pipes for each binding whose output
   /// is kept, a pidfd (or polling timer) for each action running, the shared timeout timer
-  /// and the output rate limit's timer.
+  /// and the output rate limit's timer; and the virtual keyboard and pointer of key and
+  /// wheel bindings (a /dev/uinput descriptor each).
   static let actions =
-    ActionRunner.maximumBindingOutputs * 2 * 2 + ActionRunner.defaultMaximumRunning + 2
+    ActionRunner.maximumBindingOutputs * 2 * 2 + ActionRunner.defaultMaximumRunning + 2 + 2
 
   /// Descriptors the daemon may need with `maximumDevices` devices open.
   static func needed(maximumDevices: Int) -> Int { daemon + actions + perDevice * maximumDevices }

@@ -133,6 +133,7 @@ struct LiveView {
       text += " offset \(DecimalText.fourDecimals(dx) ?? "?"), \(DecimalText.fourDecimals(dy) ?? "?") mm"
     }
     text += " region \(firing.regionName?.escapingControlCharacters() ?? "none")"
+    if let input = firing.input { text += ": \(InputActionWriter.description(of: input).escapingControlCharacters())" }
     let line = "\(event.time) \(devnode): \(text)"
     firings.append(line)
     if firings.count > Self.recentFirings { firings.removeFirst(firings.count - Self.recentFirings) }

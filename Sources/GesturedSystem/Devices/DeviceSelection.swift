@@ -12,7 +12,8 @@ import GestureCore
 ///   `match` with only `virtual:`, which merely filters them;
 /// - `virtual: false` leaves out virtual devices (under /devices/virtual: uinput's, which
 ///   anyone who can write /dev/uinput can make), `virtual: true` takes nothing else;
-/// - gestured's own forwarding clones are never taken, whatever matches them;
+/// - gestured's own forwarding clones, virtual keyboard and pointer are never taken, whatever
+///   matches them;
 /// - a node that reports no touch position is never taken, whatever matches it.
 public enum DeviceSelection {
   /// The outcome for one node, with the reason when no profile takes it.
@@ -27,6 +28,8 @@ public enum DeviceSelection {
     case noTouchAxes(matchingProfile: Int)
     /// gestured's own uinput clone of a forwarded panel (its `phys` says so): never taken.
     case forwardingClone
+    /// gestured's own virtual keyboard or wheel pointer (its `phys` says so): never taken.
+    case virtualInput
 
     public var profile: Int? {
       if case .taken(let profile) = self { return profile }
@@ -38,6 +41,7 @@ public enum DeviceSelection {
     for node: InputNode, device: DeviceDescription, in configuration: Configuration
   ) -> Verdict {
     if UinputClone.isClone(phys: device.phys) { return .forwardingClone }
+    if VirtualInputDevice.isVirtualInput(phys: device.phys) { return .virtualInput }
     let index = configuration.profiles.firstIndex { profile in
       guard let match = profile.match else { return node.isTouchscreen }
       guard match.matches(device, udevProperties: node.properties, isVirtual: node.isVirtual) else {
@@ -72,6 +76,9 @@ public enum DeviceSelection {
     case .forwardingClone:
       return "gestured's own forwarding clone of a panel (its phys starts with"
         + " '\(UinputClone.markerPrefix)'): the desktop reads it; gestured reads the panel"
+    case .virtualInput:
+      return "gestured's own virtual keyboard or pointer for key and wheel bindings (its phys starts"
+        + " with '\(VirtualInputDevice.markerPrefix)'): gestured writes it, the desktop reads it"
     case .noProfileMatches:
       let reason = "no profile matches it (every profile has a match:, and there is no default)"
       guard node.isVirtual, configuration.profiles.contains(where: { $0.match?.virtual == false }) else {
