@@ -220,7 +220,8 @@ public final class Daemon: @unchecked Sendable {
         // The policy has applied the cooldown: the writer only writes.
         runner?.writeInput = { request in
           guard case .input(let input) = request.kind else { return }
-          writer.write(input, key: request.key, label: request.label, firedAt: request.firedAt, cooldown: 0, oneShot: true)
+          writer.write(
+            input, key: request.key, label: request.label, firedAt: request.firedAt, cooldown: 0, oneShot: true)
         }
         provideInputDevices()
         runner?.users = users
