@@ -531,6 +531,36 @@ struct ConfigDiagnosticsTests {
     #expect(profiles[0].forwardFingers == nil && profiles[0].wakeAfter == nil)
   }
 
+  @Test("wake presses keys with key:, read as a binding's key, and needs the keyboard")
+  func wakeWithKeys() throws {
+    let result = check(
+      """
+      devices:
+        - forward: true
+          wake: { after: 30s, key: leftshift }
+          bindings: [{ gesture: tap, run: x }]
+      """)
+    #expect(result.errors.isEmpty, "\(result.errors.map(\.description))")
+    let wake = try #require(result.actions.last?.wake)
+    #expect(wake.run == nil)
+    #expect(wake.input?.usesKeyboard == true)
+    #expect(result.actions.inputDevicesUsed.keyboard, "a wake key alone makes the virtual keyboard")
+    expectOneError(
+      """
+      devices:
+        - forward: true
+          wake: { after: 30s, key: leftshift, run: x }
+          bindings: [{ gesture: tap, run: x }]
+      """, line: 3, column: 46, "cannot be combined with")
+    expectOneError(
+      """
+      devices:
+        - forward: true
+          wake: { after: 30s, key: leftshfit }
+          bindings: [{ gesture: tap, run: x }]
+      """, line: 3, column: 30, "unknown key 'leftshfit'", hint: "did you mean 'leftshift'?")
+  }
+
   @Test("forward-fingers and wake without forward: true are errors at their value")
   func policiesNeedForward() {
     expectOneError(
