@@ -321,6 +321,8 @@ FUZZ_SWIFTC := $(SWIFTC) -sanitize=fuzzer,address -O -g -parse-as-library -use-l
 FUZZ_CORE_SOURCES := $(shell find Sources/GestureCore -name '*.swift')
 FUZZ_CONFIG_SOURCES := $(wildcard Sources/GesturedConfig/*.swift)
 FUZZ_SHARED := Tests/Fuzz/FuzzProfiles.swift
+# The config reads key names through libevdev, so its module and headers come in too.
+FUZZ_C_MODULES := -I Sources/CYAML -I Sources/CEvdev $(addprefix -Xcc ,$(shell pkg-config --cflags libevdev))
 FUZZ_RUN_FLAGS = -timeout=$(FUZZ_TIMEOUT) -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/crash-$$target-
 
 $(FUZZ_DIR)/libGestureCore.a: $(FUZZ_CORE_SOURCES)
@@ -330,15 +332,15 @@ $(FUZZ_DIR)/libGestureCore.a: $(FUZZ_CORE_SOURCES)
 
 $(FUZZ_DIR)/libGesturedConfig.a: $(FUZZ_CONFIG_SOURCES) $(FUZZ_DIR)/libGestureCore.a
 	$(FUZZ_SWIFTC) -wmo -emit-library -static -module-name GesturedConfig -emit-module \
-	  -emit-module-path $(FUZZ_DIR)/GesturedConfig.swiftmodule -I $(FUZZ_DIR) -I Sources/CYAML \
+	  -emit-module-path $(FUZZ_DIR)/GesturedConfig.swiftmodule -I $(FUZZ_DIR) $(FUZZ_C_MODULES) \
 	  -o $@ $(FUZZ_CONFIG_SOURCES)
 
 $(FUZZ_DIR)/fuzz-evemu: Tests/Fuzz/EvemuFuzz.swift
 $(FUZZ_DIR)/fuzz-config: Tests/Fuzz/ConfigFuzz.swift
 $(FUZZ_DIR)/fuzz-engine: Tests/Fuzz/EngineFuzz.swift
 $(addprefix $(FUZZ_DIR)/fuzz-,$(FUZZ_TARGETS)): $(FUZZ_SHARED) $(FUZZ_DIR)/libGesturedConfig.a
-	$(FUZZ_SWIFTC) -I $(FUZZ_DIR) -I Sources/CYAML $(filter Tests/Fuzz/%Fuzz.swift,$^) $(FUZZ_SHARED) -L $(FUZZ_DIR) \
-	  -lGesturedConfig -lGestureCore -lyaml -o $@
+	$(FUZZ_SWIFTC) -I $(FUZZ_DIR) $(FUZZ_C_MODULES) $(filter Tests/Fuzz/%Fuzz.swift,$^) $(FUZZ_SHARED) -L $(FUZZ_DIR) \
+	  -lGesturedConfig -lGestureCore -lyaml -levdev -o $@
 
 fuzz-build: $(addprefix $(FUZZ_DIR)/fuzz-,$(FUZZ_TARGETS))
 
