@@ -56,6 +56,73 @@ private func land(_ t: inout Touches, _ finger: Int, _ x: Double, _ y: Double, a
   t.sync(at: ms)
 }
 
+/// The same touches on a protocol A panel: at each frame, every contact down with its
+/// position, then its touch-major and tool type when it has them, each closed by
+/// SYN_MT_REPORT (one empty report when none is down).
+private func protocolA(_ events: [RawEvent]) -> [RawEvent] {
+  var down: [Int32: [UInt16: Int32]] = [:]
+  var slot: Int32 = 0
+  var result: [RawEvent] = []
+  for event in events {
+    func emit(_ type: UInt16, _ code: UInt16, _ value: Int32) {
+      result.append(RawEvent(time: event.time, type: type, code: code, value: value))
+    }
+    switch (event.type, event.code) {
+    case (EventType.abs, AbsCode.mtSlot): slot = event.value
+    case (EventType.abs, AbsCode.mtTrackingID): down[slot] = event.value < 0 ? nil : [:]
+    case (EventType.abs, let code) where code > AbsCode.mtSlot: down[slot]?[code] = event.value
+    case (EventType.syn, SynCode.report):
+      for key in down.keys.sorted() {
+        for code in [AbsCode.mtPositionX, AbsCode.mtPositionY, AbsCode.mtTouchMajor, AbsCode.mtToolType] {
+          if let value = down[key]![code] { emit(EventType.abs, code, value) }
+        }
+        emit(EventType.syn, SynCode.mtReport, 0)
+      }
+      if down.isEmpty { emit(EventType.syn, SynCode.mtReport, 0) }
+      emit(EventType.syn, SynCode.report, 0)
+    default: break
+    }
+  }
+  return result
+}
+
+/// A protocol A panel's clone, frame by frame: how many reports each written frame has and
+/// every X position and touch-major written.
+private struct CloneFramesA {
+  var reports: [Int] = []
+  var xs: [Int32] = []
+  var majors: [Int32] = []
+
+  init(_ events: [RawEvent]) {
+    var count = 0
+    var hasPosition = false
+    for event in events {
+      switch (event.type, event.code) {
+      case (EventType.abs, AbsCode.mtPositionX):
+        hasPosition = true
+        xs.append(event.value)
+      case (EventType.abs, AbsCode.mtPositionY): hasPosition = true
+      case (EventType.abs, AbsCode.mtTouchMajor): majors.append(event.value)
+      case (EventType.syn, SynCode.mtReport):
+        if hasPosition { count += 1 }
+        hasPosition = false
+      case (EventType.syn, SynCode.report):
+        reports.append(count)
+        count = 0
+      default: break
+      }
+    }
+  }
+}
+
+/// A panel without slots or tracking ids: protocol A.
+private func protocolADevice(_ device: DeviceDescription) -> DeviceDescription {
+  var device = device
+  device.axes[AbsCode.mtSlot] = nil
+  device.axes[AbsCode.mtTrackingID] = nil
+  return device
+}
+
 @Suite("Forwarding policies: palms, forward-fingers, wake, independent regions, the hold's bound")
 struct ForwardPolicyTests {
   @Test("the palm rule reads touch-major in mm by its own resolution, else the X axis's, else not at all")
@@ -223,6 +290,94 @@ struct ForwardPolicyTests {
     #expect(clone.ends == 1)
     // Every move of the drag reaches the clone.
     #expect(clone.moves == 12)
+  }
+
+  @Test("protocol A: a palm-sized report neither taps nor reaches the clone; a finger beside it taps, then drags out")
+  func protocolAPalm() {
+    let device = protocolADevice(PalmPanel.device())
+    #expect(device.touchProtocol == .multitouchA)
+    var t = Touches()
+    land(&t, 9, 40, 50, at: 0, major: PalmPanel.palmMajor)
+    t.tap(150, 50, at: 100, duration: 80)
+    t.drag([(3, (150, 50), (180, 50))], from: 600, to: 900)
+    t.up(9, at: 1000)
+    let input = protocolA(t.events)
+    let run = ForwardingRun(input: input, profile([bind(.tap)]), device: device)
+    #expect(run.firings.map(\.gesture) == [.tap])
+    let clone = CloneFramesA(run.events)
+    #expect(!clone.majors.contains(PalmPanel.palmMajor), "the palm's report")
+    #expect(!clone.xs.contains(40 * 20), "the palm's report")
+    #expect(clone.reports.max() == 1)
+    #expect(clone.xs.contains(180 * 20), "the drag's last move")
+    #expect(clone.reports.last == 0, "the drag's lift")
+
+    var palmTap = Touches()
+    land(&palmTap, 1, 40, 50, at: 0, major: PalmPanel.palmMajor)
+    palmTap.up(1, at: 80)
+    let alone = ForwardingRun(input: protocolA(palmTap.events), profile([bind(.tap)]), device: device)
+    #expect(alone.firings.isEmpty)
+    #expect(alone.events.isEmpty)
+  }
+
+  @Test("protocol A: forward-fingers: 1 passes an unbound pinch as its first contact alone, even after it lifts")
+  func protocolAForwardFingers() {
+    let device = protocolADevice(TestPanel.device)
+    var forwarded = profile([bind(.tap)])
+    forwarded.forwardFingers = 1
+    var t = Touches()
+    t.drag([(1, (80, 50), (60, 50)), (2, (120, 50), (140, 50))], from: 0, to: 300, lift: false)
+    t.up(1, at: 320)
+    t.move(2, 150, 50, at: 340)
+    t.down(3, 100, 80, at: 360)
+    t.up(2, at: 400)
+    t.up(3, at: 420)
+    let input = protocolA(t.events)
+    let clone = CloneFramesA(ForwardingRun(input: input, forwarded, device: device).events)
+    #expect(clone.reports.max() == 1)
+    // The second finger (120 to 150 mm) never; the third (100 mm) once the second lifted.
+    #expect(clone.xs.allSatisfy { $0 <= 100 * 20 })
+    #expect(clone.xs.contains(60 * 20))
+    #expect(clone.xs.contains(100 * 20))
+    #expect(clone.reports.last == 0)
+
+    let unlimited = ForwardingRun(input: input, profile([bind(.tap)]), device: device)
+    #expect(unlimited.events == input)
+  }
+
+  @Test("protocol A, independent halves: a drag in one reaches the clone, a bound pinch in the other never does")
+  func protocolAIndependentHalves() {
+    let halves = [
+      Region(name: "left", area: Area(x: 0, y: 0, width: 0.5, height: 1), independent: true),
+      Region(name: "right", area: Area(x: 0.5, y: 0, width: 0.5, height: 1), independent: true),
+    ]
+    var t = Touches()
+    t.down(1, 30, 50, at: 0)
+    t.downWithoutSync(2, 120, 50, at: 20)
+    t.downWithoutSync(3, 170, 50, at: 20)
+    t.sync(at: 20)
+    for step in 1...10 {
+      let ms = 20 + Double(step) * 30
+      t.moveWithoutSync(1, 30 + Double(step) * 4, 50, at: ms)
+      t.moveWithoutSync(2, 120 + Double(step) * 1.5, 50, at: ms)
+      t.moveWithoutSync(3, 170 - Double(step) * 1.5, 50, at: ms)
+      t.sync(at: ms)
+    }
+    t.upWithoutSync(2, at: 340)
+    t.upWithoutSync(3, at: 340)
+    t.sync(at: 340)
+    t.move(1, 75, 50, at: 360)
+    t.up(1, at: 380)
+    let run = ForwardingRun(
+      input: protocolA(t.events), profile([bind(.pinch, fingers: 2, .in, region: 1)], regions: halves),
+      device: protocolADevice(TestPanel.device))
+    #expect(run.firings.map(\.gesture) == [.pinch])
+    let clone = CloneFramesA(run.events)
+    #expect(clone.xs.allSatisfy { $0 < 100 * 20 }, "nothing of the right half")
+    // Protocol A lists the drag in every frame while it is down: its landing, the pinch's
+    // landing, ten moves, the pinch's lift and its last move; then its lift.
+    #expect(clone.reports.filter { $0 == 1 }.count == 14)
+    #expect(clone.reports.last == 0)
+    #expect(clone.xs.contains(75 * 20))
   }
 
   @Test("held frames are bounded: a sequence held 2 s, or 512 frames, passes through")

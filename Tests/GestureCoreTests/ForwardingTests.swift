@@ -26,6 +26,13 @@ struct ForwardingRun {
     _ touches: Touches, _ profile: Profile, finishAt endMs: Double = 5000, release: Double? = nil,
     device: DeviceDescription = TestPanel.device
   ) {
+    self.init(input: touches.events, profile, finishAt: endMs, release: release, device: device)
+  }
+
+  init(
+    input: [RawEvent], _ profile: Profile, finishAt endMs: Double = 5000, release: Double? = nil,
+    device: DeviceDescription = TestPanel.device
+  ) {
     var forwarded = profile
     forwarded.forward = true
     forwarded.grab = true
@@ -57,7 +64,7 @@ struct ForwardingRun {
       out.removeAll()
     }
     var released = false
-    for (i, event) in touches.events.enumerated() {
+    for (i, event) in input.enumerated() {
       if let release, !released, Double(event.time.microseconds) / 1000 >= release {
         released = true
         engine.cancel(at: event.time, into: &firings)
@@ -74,8 +81,9 @@ struct ForwardingRun {
       collect(at: event.time)
       if event.isReport {
         gate.frame(
-          touches.events[frameStart...i], sequence: engine.frameSequence,
-          sequenceOfSlot: { engine.sequence(ofSlot: $0) }, into: &out)
+          input[frameStart...i], sequence: engine.frameSequence,
+          sequenceOfSlot: { engine.sequence(ofSlot: $0) }, contactOfReport: { engine.contact(atReport: $0) },
+          into: &out)
         if let woke = gate.takeWake() { wakes.append(Double(woke.microseconds) / 1000) }
         take(at: event.time)
         frameStart = i + 1

@@ -97,6 +97,15 @@ public struct DeviceEngine {
     return arbiter.sequenceNumber(ofContact: id)
   }
 
+  /// A protocol A frame's report `index` (counting the reports that carried a position, in
+  /// the order the panel listed them): the contact it continues or began, and that
+  /// contact's touch sequence when the profile has independent regions. nil for a report
+  /// the engine does not follow (a pen or a palm).
+  public func contact(atReport index: Int) -> (id: UInt32, sequence: Int?)? {
+    guard let id = assembler.reportedContact(atReport: index) else { return nil }
+    return (id, arbiter.sequenceNumber(ofContact: id))
+  }
+
   /// Feeds one raw event. Deadlines stamped before the event run first.
   public mutating func handle(_ event: RawEvent, into output: inout [GestureEvent]) {
     feed(event, as: assembler.mode, into: &output)

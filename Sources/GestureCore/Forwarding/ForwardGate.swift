@@ -11,13 +11,14 @@
 ///   held frame goes out, in order (the runtime writes them in one go).
 /// - A frame of a claimed sequence is dropped.
 ///
-/// On a protocol B panel each contact is also judged on its own, at its landing
+/// On a multitouch panel each contact is also judged on its own, at its landing
 /// (`ForwardPolicy`): a palm, a contact beyond `forward-fingers` and every contact of the
 /// touch that wakes the panel never go out, and a contact of a claimed sequence does not
 /// either while one of a sequence that passes (another independent region's) does. Such a
-/// frame goes out without them: their slots' events are left out, BTN_TOUCH and the
-/// BTN_TOOL_* count follow the contacts the clone has, ABS_X/ABS_Y its first one. A
-/// contact that becomes a palm once on the clone is ended there with MT_TOOL_PALM. Frames
+/// frame goes out without them: their slots' events (protocol A: their reports) are left
+/// out, BTN_TOUCH and the BTN_TOOL_* count follow the contacts the clone has, ABS_X/ABS_Y
+/// its first one. A contact that becomes a palm once on the clone is ended there with
+/// MT_TOOL_PALM (protocol A has no way to say so: it is left out, a lift to the app). Frames
 /// go out in the order they were read: a frame held for one sequence holds those behind it,
 /// at most `ForwardPolicy.heldDurationLimit` or `heldFrameLimit` frames, after which that
 /// sequence passes through.
@@ -102,10 +103,25 @@ public struct ForwardGate {
     var events: [RawEvent]
     var frames: Int
     var start: Timestamp
+    /// Protocol A: what each report of these frames may do, in order.
+    var reportFates: [ReportFate]
   }
 
-  /// A contact that landed on a protocol B panel: what the clone may get of it.
+  /// A report of a protocol A frame (one that carries a position, as the engine counts them).
+  private struct Report {
+    var palm: Bool
+  }
+
+  /// What a protocol A report may do on the clone, judged when its frame was read.
+  private struct ReportFate {
+    /// The touch sequence it goes with (nil: none; it goes as decided for itself).
+    var sequence: Int?
+    var dropped: Bool
+  }
+
+  /// A contact that landed on a multitouch panel: what the clone may get of it.
   private struct Fate {
+    /// Protocol A: -1, and `trackingID` is the engine's contact id (the panel sends none).
     var slot: Int32
     var trackingID: Int32
     /// Its touch sequence (nil: none; it goes as decided for itself).
@@ -115,12 +131,17 @@ public struct ForwardGate {
     var down: Bool
     /// The frame it lifted in (for the sequences a frame involves).
     var liftedInFrame: Int
+    /// Protocol A: the last frame that reported it (one that stops reporting it has lifted).
+    var reportedInFrame = 0
   }
 
   private let hasSlots: Bool
   private let protocolA: Bool
   /// Protocol B with slots: contacts are judged one by one.
   private let slotted: Bool
+  /// Contacts are judged one by one (protocol B with slots, or A through the engine's
+  /// following of its anonymous reports).
+  private let perContact: Bool
   private var policy: ForwardPolicy
   /// The axes the device has, below ABS_MT_SLOT: only these are ever written.
   private let singleAxes: [UInt16]
@@ -145,6 +166,13 @@ public struct ForwardGate {
   private var recent: [(sequence: Int, outcome: SequenceDisposition.Outcome)] = []
   private static let recentLimit = 64
   private var fates: [Fate] = []
+  /// Protocol A: the reports of the frame being read, and what each may do.
+  private var reports: [Report] = []
+  private var reportFates: [ReportFate] = []
+  /// Protocol A: how many contacts the panel and the clone have down (their last frames'
+  /// reports).
+  private var panelReports = 0
+  private var cloneReports = 0
   private var frameNumber = 0
   /// (slot, tracking id) of the contacts landing in the frame being read.
   private var landings: [(slot: Int32, trackingID: Int32)] = []
@@ -166,6 +194,7 @@ public struct ForwardGate {
     hasSlots = slots > 0
     protocolA = device.touchProtocol == .multitouchA
     slotted = hasSlots && !protocolA
+    perContact = slotted || protocolA
     self.policy = policy
     singleAxes = device.axes.keys.filter { $0 < AbsCode.mtSlot }.sorted()
     slotAxes = device.axes.keys.filter { $0 > AbsCode.mtSlot && $0 != AbsCode.mtTrackingID }.sorted()
@@ -182,6 +211,10 @@ public struct ForwardGate {
     recent.reserveCapacity(Self.recentLimit)
     fates.reserveCapacity(2 * slots + 8)
     landings.reserveCapacity(max(slots, 1))
+    if protocolA {
+      reports.reserveCapacity(16)
+      reportFates.reserveCapacity(16)
+    }
     involved.reserveCapacity(8)
   }
 
@@ -223,16 +256,18 @@ public struct ForwardGate {
   /// One whole frame read from the panel (ending in SYN_REPORT), in the engine's sequence
   /// `sequence` (nil: no sequence was active). What goes out now is appended to `out`.
   /// `sequenceOfSlot` gives the sequence of the contact in a slot, for contacts of
-  /// independent regions (nil: `sequence`).
+  /// independent regions (nil: `sequence`); on a protocol A panel `contactOfReport` gives
+  /// the contact the engine made of each report (`DeviceEngine.contact(atReport:)`).
   public mutating func frame(
     _ events: ArraySlice<RawEvent>, sequence: Int?, sequenceOfSlot: (Int) -> Int? = { _ in nil },
-    into out: inout [RawEvent]
+    contactOfReport: (Int) -> (id: UInt32, sequence: Int?)? = { _ in nil }, into out: inout [RawEvent]
   ) {
     if let last = events.last { timeNow = last.time }
     frameNumber &+= 1
     if suppressing {
       for event in events { panel.apply(event) }
-      if panel.isIdle {
+      if protocolA { noteReports(events) }
+      if panelIsIdle {
         suppressing = false
         idleSince = timeNow
       }
@@ -241,13 +276,14 @@ public struct ForwardGate {
     // The state before the frame, kept in a buffer of its own rather than a copy (which
     // would allocate at the first write to `panel`).
     before.overwrite(with: panel)
-    let wasIdle = panel.isIdle
+    let wasIdle = panelIsIdle
     if slotted {
       applyNotingContacts(events)
     } else {
       for event in events { panel.apply(event) }
+      if protocolA { noteReports(events) }
     }
-    if let after = policy.wakeAfter, wasIdle, !panel.isIdle || !landings.isEmpty {
+    if let after = policy.wakeAfter, wasIdle, !panelIsIdle || !landings.isEmpty {
       if let idle = idleSince, timeNow.microseconds - idle.microseconds >= after {
         waking = true
         pendingWake = timeNow
@@ -255,15 +291,19 @@ public struct ForwardGate {
     }
     var filtered = waking
     if slotted { filtered = judgeContacts(frameSequence: sequence, sequenceOfSlot: sequenceOfSlot, into: &out) }
-    if panel.isIdle {
+    if protocolA { filtered = judgeReports(frameSequence: sequence, contactOfReport: contactOfReport) }
+    if panelIsIdle {
       if !wasIdle || idleSince == nil { idleSince = timeNow }
       waking = false
     } else {
       idleSince = nil
     }
     involved.removeAll(keepingCapacity: true)
-    if slotted {
+    if perContact {
       for fate in fates where !fate.dropped && (fate.down || fate.liftedInFrame == frameNumber) {
+        if let s = fate.sequence, !involved.contains(s) { involved.append(s) }
+      }
+      for fate in reportFates where !fate.dropped {
         if let s = fate.sequence, !involved.contains(s) { involved.append(s) }
       }
     } else if let sequence {
@@ -277,9 +317,16 @@ public struct ForwardGate {
           clone.apply(event)
           out.append(event)
         }
+        cloneReports = panelReports
         cloneMatchesPanel = true
       } else {
-        if filtered || passes > 0 { writeFiltered(events, from: before, into: &out) }
+        if filtered || passes > 0 {
+          if protocolA {
+            writeReports(events, fates: reportFates[...], into: &out)
+          } else {
+            writeFiltered(events, from: before, into: &out)
+          }
+        }
         cloneMatchesPanel = false
       }
       return
@@ -289,11 +336,12 @@ public struct ForwardGate {
       held[last].events.append(contentsOf: events)
       held[last].frames += 1
       held[last].filtered = held[last].filtered || filtered
+      held[last].reportFates.append(contentsOf: reportFates)
     } else {
       held.append(
         HeldRun(
           sequences: involved, filtered: filtered, dropAll: dropAll, before: before, events: Array(events),
-          frames: 1, start: timeNow))
+          frames: 1, start: timeNow, reportFates: reportFates))
     }
     heldFrames += 1
     cloneMatchesPanel = false
@@ -320,15 +368,20 @@ public struct ForwardGate {
     }
     if protocolA { emit(EventType.syn, SynCode.mtReport, 0, into: &out) }
     if out.count > start { emit(EventType.syn, SynCode.report, 0, into: &out) }
+    cloneReports = 0
     cloneMatchesPanel = false
-    suppressing = !panel.isIdle
+    suppressing = !panelIsIdle
     if !suppressing { idleSince = timeNow }
   }
 
   // MARK: Inside
 
   /// A panel without slots in the touch that wakes it: none of its frames go out.
-  private func dropAll(_ filtered: Bool) -> Bool { !slotted && filtered }
+  private func dropAll(_ filtered: Bool) -> Bool { !perContact && filtered }
+
+  /// Whether no contact is down on the panel: by its reports on protocol A (which may send
+  /// no BTN_TOUCH), else by its slots and BTN_TOUCH.
+  private var panelIsIdle: Bool { protocolA ? panelReports == 0 : panel.isIdle }
 
   private mutating func emit(_ type: UInt16, _ code: UInt16, _ value: Int32, into out: inout [RawEvent]) {
     let event = RawEvent(time: timeNow, type: type, code: code, value: value)
@@ -370,9 +423,174 @@ public struct ForwardGate {
   }
 
   private func isPalm(slot s: Int) -> Bool {
-    let toolType = panel.value(slot: s, AbsCode.mtToolType)
-    let major = panel.value(slot: s, AbsCode.mtTouchMajor)
-    return policy.palm?.isPalm(toolType: toolType, touchMajor: major) ?? (toolType == ToolType.palm)
+    isPalm(toolType: panel.value(slot: s, AbsCode.mtToolType), touchMajor: panel.value(slot: s, AbsCode.mtTouchMajor))
+  }
+
+  private func isPalm(toolType: Int32, touchMajor: Int32) -> Bool {
+    policy.palm?.isPalm(toolType: toolType, touchMajor: touchMajor) ?? (toolType == ToolType.palm)
+  }
+
+  /// Protocol A: the frame's reports, each judged palm or not. A report is what carries a
+  /// position, up to its SYN_MT_REPORT (or the frame's end), as the engine counts them.
+  private mutating func noteReports(_ events: ArraySlice<RawEvent>) {
+    reports.removeAll(keepingCapacity: true)
+    var hasPosition = false
+    var toolType = ToolType.finger
+    var major: Int32 = 0
+    for event in events {
+      if event.type == EventType.abs {
+        switch event.code {
+        case AbsCode.mtPositionX, AbsCode.mtPositionY: hasPosition = true
+        case AbsCode.mtToolType: toolType = event.value
+        case AbsCode.mtTouchMajor: major = event.value
+        default: break
+        }
+      } else if event.type == EventType.syn, event.code == SynCode.mtReport || event.code == SynCode.report {
+        if hasPosition { reports.append(Report(palm: isPalm(toolType: toolType, touchMajor: major))) }
+        hasPosition = false
+        toolType = ToolType.finger
+        major = 0
+      }
+    }
+    panelReports = reports.count
+  }
+
+  /// The reports of the last frame in `events`.
+  private static func reportCount(ofLastFrameIn events: [RawEvent]) -> Int {
+    var count = 0
+    var inFrame = 0
+    var hasPosition = false
+    for event in events {
+      if event.type == EventType.abs, event.code == AbsCode.mtPositionX || event.code == AbsCode.mtPositionY {
+        hasPosition = true
+      } else if event.type == EventType.syn, event.code == SynCode.mtReport || event.code == SynCode.report {
+        if hasPosition { inFrame += 1 }
+        hasPosition = false
+        if event.code == SynCode.report {
+          count = inFrame
+          inFrame = 0
+        }
+      }
+    }
+    return count
+  }
+
+  /// A protocol A frame's reports judged, once `reports` has them: a contact's first report
+  /// is its landing, where its fate is decided as a protocol B contact's is; a contact no
+  /// longer reported has lifted; a report the engine does not follow (a palm, a pen) goes as
+  /// the frame does, a palm never. Returns whether the frame has a report not forwarded.
+  private mutating func judgeReports(
+    frameSequence: Int?, contactOfReport: (Int) -> (id: UInt32, sequence: Int?)?
+  ) -> Bool {
+    if fates.count > 4 * reports.count + 64, held.isEmpty {
+      fates.removeAll { !$0.down && $0.liftedInFrame != frameNumber }
+    }
+    // Lifts first, so that a contact landing as another lifts is counted against the ones
+    // that stay (`forward-fingers`).
+    for index in reports.indices {
+      guard let contact = contactOfReport(index),
+        let f = fateIndex(slot: -1, trackingID: Int32(truncatingIfNeeded: contact.id)), fates[f].down
+      else { continue }
+      fates[f].reportedInFrame = frameNumber
+    }
+    for f in fates.indices where fates[f].down && fates[f].reportedInFrame != frameNumber {
+      fates[f].down = false
+      fates[f].liftedInFrame = frameNumber
+    }
+    reportFates.removeAll(keepingCapacity: true)
+    var filtered = false
+    for (index, report) in reports.enumerated() {
+      var fate = ReportFate(sequence: frameSequence, dropped: waking || report.palm)
+      if let contact = contactOfReport(index) {
+        let id = Int32(truncatingIfNeeded: contact.id)
+        let f: Int
+        if let known = fateIndex(slot: -1, trackingID: id), fates[known].down {
+          f = known
+        } else {
+          let forwardedDown = fates.count { $0.down && !$0.dropped }
+          let beyond = policy.maximumContacts.map { forwardedDown >= $0 } ?? false
+          fates.append(
+            Fate(
+              slot: -1, trackingID: id, sequence: contact.sequence ?? frameSequence,
+              dropped: fate.dropped || beyond, down: true, liftedInFrame: 0, reportedInFrame: frameNumber))
+          f = fates.count - 1
+        }
+        fate = ReportFate(sequence: fates[f].sequence, dropped: fates[f].dropped)
+      }
+      if fate.dropped { filtered = true }
+      reportFates.append(fate)
+    }
+    // A frame of nothing, for a clone that has nothing (a palm's lift): nothing to write.
+    return filtered || (reports.isEmpty && cloneReports == 0)
+  }
+
+  private func reportPasses(_ fate: ReportFate) -> Bool {
+    guard !fate.dropped else { return false }
+    guard let sequence = fate.sequence else { return true }
+    return decided(sequence) != .claimed
+  }
+
+  /// Protocol A frames with only the reports that go to the clone (`fates`: one per report,
+  /// in order); BTN_TOUCH, the finger counts and ABS_X/ABS_Y follow the reports written. A
+  /// frame with no report for the clone is written only to lift the contacts it has.
+  private mutating func writeReports(
+    _ events: ArraySlice<RawEvent>, fates: ArraySlice<ReportFate>, into out: inout [RawEvent]
+  ) {
+    var next = fates.startIndex
+    var reportStart = events.startIndex
+    var hasPosition = false
+    var written = 0
+    // The first written report's position and pressure: the clone's pointer, as the
+    // kernel emulates one (ABS_X, ABS_Y, ABS_PRESSURE, when the report has them).
+    var pointer: (Int32, Int32, Int32) = (-1, -1, -1)
+    var pointerSet: (Bool, Bool, Bool) = (false, false, false)
+    for index in events.indices {
+      let event = events[index]
+      if event.type == EventType.abs, event.code == AbsCode.mtPositionX || event.code == AbsCode.mtPositionY {
+        hasPosition = true
+      }
+      let endsReport = event.type == EventType.syn && (event.code == SynCode.mtReport || event.code == SynCode.report)
+      guard endsReport else { continue }
+      if hasPosition {
+        let fate = next < fates.endIndex ? fates[next] : ReportFate(sequence: nil, dropped: true)
+        next += 1
+        if reportPasses(fate) {
+          for e in events[reportStart..<index]
+          where e.type == EventType.abs && e.code > AbsCode.mtSlot && e.code <= AbsCode.max {
+            if written == 0 {
+              switch e.code {
+              case AbsCode.mtPositionX: (pointer.0, pointerSet.0) = (e.value, true)
+              case AbsCode.mtPositionY: (pointer.1, pointerSet.1) = (e.value, true)
+              case AbsCode.mtPressure: (pointer.2, pointerSet.2) = (e.value, true)
+              default: break
+              }
+            }
+            out.append(e)
+          }
+          emit(EventType.syn, SynCode.mtReport, 0, into: &out)
+          written += 1
+        }
+      }
+      hasPosition = false
+      reportStart = index + 1
+      guard event.code == SynCode.report else { continue }
+      if written > 0 || cloneReports > 0 {
+        if written == 0 { emit(EventType.syn, SynCode.mtReport, 0, into: &out) }
+        writePointerAxis(AbsCode.x, pointer.0, pointerSet.0, into: &out)
+        writePointerAxis(AbsCode.y, pointer.1, pointerSet.1, into: &out)
+        writePointerAxis(AbsCode.pressure, pointer.2, pointerSet.2, into: &out)
+        writeCounts(contacts: written, into: &out)
+        emit(EventType.syn, SynCode.report, 0, into: &out)
+      }
+      cloneReports = written
+      written = 0
+      pointerSet = (false, false, false)
+    }
+  }
+
+  private mutating func writePointerAxis(_ single: UInt16, _ value: Int32, _ isSet: Bool, into out: inout [RawEvent]) {
+    guard isSet, singleAxes.contains(single), clone.axes[Int(single)] != value else { return }
+    emit(EventType.abs, single, value, into: &out)
   }
 
   /// A protocol B frame's contacts judged, once `panel` has it: those that landed get their
@@ -447,8 +665,12 @@ public struct ForwardGate {
           clone.apply(event)
           out.append(event)
         }
+        if protocolA { cloneReports = Self.reportCount(ofLastFrameIn: run.events) }
       } else if !run.filtered && passes == 0 {
         partly = true
+      } else if protocolA {
+        partly = true
+        writeReports(run.events[...], fates: run.reportFates[...], into: &out)
       } else {
         partly = true
         writeFiltered(run.events[...], from: run.before, into: &out)
@@ -551,9 +773,10 @@ public struct ForwardGate {
     }
   }
 
-  /// BTN_TOUCH and the BTN_TOOL_* finger count for the contacts the clone has.
-  private mutating func writeCounts(into out: inout [RawEvent]) {
-    let count = (0..<clone.slots).count { clone.value(slot: $0, AbsCode.mtTrackingID) != -1 }
+  /// BTN_TOUCH and the BTN_TOOL_* finger count for the contacts the clone has (`contacts`
+  /// when its slots do not tell: protocol A).
+  private mutating func writeCounts(contacts: Int? = nil, into out: inout [RawEvent]) {
+    let count = contacts ?? (0..<clone.slots).count { clone.value(slot: $0, AbsCode.mtTrackingID) != -1 }
     func set(_ code: UInt16, _ down: Bool) {
       let value: Int32 = down ? 1 : 0
       if clone.keys[Int(code) - DeviceState.firstKey] != value { emit(EventType.key, code, value, into: &out) }

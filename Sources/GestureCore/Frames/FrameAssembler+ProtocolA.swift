@@ -385,6 +385,14 @@ extension FrameAssembler {
     return nearest
   }
 
+  /// The contact id of the `index`-th report of the protocol A frame just committed (its
+  /// index among the frame's reports that carried a position), if it is followed: not a pen
+  /// or a palm, and within the contacts the assembler keeps.
+  func reportedContact(atReport index: Int) -> UInt32? {
+    guard mode == .anonymous, index >= 0, index < previousCount, !storage.previous[index].ignored else { return nil }
+    return storage.previous[index].contactID
+  }
+
   mutating func cancelAllAnonymous() {
     discardAnonymousReports()
     let previousContacts = storage.previous

@@ -47,7 +47,8 @@ final class Forwarder {
     takeDecisions(&engine)
     if event.type == EventType.syn && event.code == SynCode.report || frame.count >= Self.maximumFrameEvents {
       gate.frame(
-        frame[...], sequence: engine.frameSequence, sequenceOfSlot: { engine.sequence(ofSlot: $0) }, into: &out)
+        frame[...], sequence: engine.frameSequence, sequenceOfSlot: { engine.sequence(ofSlot: $0) },
+        contactOfReport: { engine.contact(atReport: $0) }, into: &out)
       frame.removeAll(keepingCapacity: true)
       if let woke = gate.takeWake() { onWake?(woke) }
       guard !out.isEmpty else { return }
