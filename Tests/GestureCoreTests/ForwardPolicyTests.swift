@@ -380,6 +380,23 @@ struct ForwardPolicyTests {
     #expect(clone.xs.contains(75 * 20))
   }
 
+  @Test("protocol A, wake: the first touch after the panel sat untouched is not forwarded; the next one is")
+  func protocolAWake() {
+    var waking = profile([])
+    waking.wakeAfter = 60_000_000
+    var t = Touches()
+    t.tap(100, 50, at: 1_000, duration: 80)
+    t.tap(110, 50, at: 70_000, duration: 80)
+    t.tap(120, 50, at: 71_000, duration: 80)
+    let run = ForwardingRun(
+      input: protocolA(t.events), waking, finishAt: 80_000, device: protocolADevice(TestPanel.device))
+    #expect(run.wakes == [70_000])
+    let clone = CloneFramesA(run.events)
+    #expect(clone.xs.contains(100 * 20))
+    #expect(!clone.xs.contains(110 * 20), "the waking tap")
+    #expect(clone.xs.contains(120 * 20))
+  }
+
   @Test("held frames are bounded: a sequence held 2 s, or 512 frames, passes through")
   func heldBound() {
     // A finger wandering within a pan's threshold, with a pan bound: held until the lift
