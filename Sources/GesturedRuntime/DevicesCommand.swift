@@ -155,10 +155,10 @@ public struct DevicesCommand: Sendable {
         : "\(node.classification); not initialized by udev yet (the daemon waits for udev)")
 
     if case .failure(let error) = report.probed {
-      text += line("open", "cannot \(error.operation.rawValue): \(error.errno)")
+      text += line("open", "cannot \(error.operation): \(error.errno)")
       if error.isPermissionDenied {
         text += line("", "hint: run as root, or as a member of the 'input' group")
-      } else if error.operation == .initialize && error.errno == .notATerminal {
+      } else if error.operation == .readCapabilities && error.errno == .notATerminal {
         text += line("", "not an evdev device")
       }
     }

@@ -479,12 +479,12 @@ struct DeviceAccessTests {
   }
 
   @Test func openingSomethingThatIsNotAnEvdevNodeSaysSo() {
-    #expect(throws: DeviceError(devnode: "/dev/null", operation: .initialize, errno: .notATerminal)) {
+    #expect(throws: DeviceError(devnode: "/dev/null", operation: .readCapabilities, errno: .notATerminal)) {
       _ = try EvdevDevice(devnode: "/dev/null")
     }
     // With a log target installed the failure path frees it as well.
     let log = CapturedOutput()
-    #expect(throws: DeviceError(devnode: "/dev/null", operation: .initialize, errno: .notATerminal)) {
+    #expect(throws: DeviceError(devnode: "/dev/null", operation: .readCapabilities, errno: .notATerminal)) {
       _ = try EvdevDevice(devnode: "/dev/null", logger: Logger(sink: log))
     }
     for line in log.lines { #expect(line.hasPrefix("/dev/null: libevdev: ")) }
@@ -494,7 +494,7 @@ struct DeviceAccessTests {
       _ = try EvdevDevice(devnode: file)
       Issue.record("a regular file was accepted as an evdev device")
     } catch {
-      #expect(error.operation == .initialize)
+      #expect(error.operation == .readCapabilities)
       #expect(error.errno == .notATerminal)
       #expect(
         error.description

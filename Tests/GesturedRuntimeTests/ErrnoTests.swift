@@ -39,4 +39,31 @@ struct ErrnoTests {
     #expect(SystemError(operation: "pipe", errno: .noMemory).description == "pipe: Cannot allocate memory")
     #expect(UdevError(operation: "udev_new", errno: .noMemory).description == "udev_new: Cannot allocate memory")
   }
+
+  @Test("an error about a device names the node, the step and the errno, with what the errno means there")
+  func deviceErrorsNameTheNode() {
+    #expect(
+      DeviceError(devnode: "/dev/input/event3", operation: .open, errno: .permissionDenied).description
+        == "/dev/input/event3: cannot open: Permission denied")
+    #expect(
+      DeviceError(devnode: "/dev/input/event3", operation: .grab, errno: .deviceBusy).description
+        == "/dev/input/event3: cannot grab it (EVIOCGRAB): Device or resource busy (another process has grabbed it)")
+    #expect(
+      DeviceError(devnode: "/dev/null", operation: .readCapabilities, errno: .notATerminal).description
+        == "/dev/null: cannot read its capabilities: Inappropriate ioctl for device (not an evdev device)")
+    #expect(SystemError(operation: "pipe", errno: .notPermitted).isPermissionDenied)
+  }
+
+  @Test("errors that say more than a system call wrap the one that failed, and read as before")
+  func domainErrorsWrapTheSystemError() {
+    let unreadable = FileReadError(path: "/etc/gestured.yaml", reason: .system(errno: .permissionDenied))
+    guard case .system(let failure) = unreadable.reason else {
+      Issue.record("not a system failure: \(unreadable.reason)")
+      return
+    }
+    #expect(failure.errno == .permissionDenied)
+    #expect(unreadable.description == "Permission denied")
+    let lookup = UserLookupError.lookupFailed("kiosk", SystemError(operation: "getpwnam_r", errno: .ioError))
+    #expect(lookup.description == "looking up user \"kiosk\": Input/output error")
+  }
 }

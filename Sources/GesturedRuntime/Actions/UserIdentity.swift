@@ -58,7 +58,7 @@ public struct UserIdentity: Sendable, Hashable {
         bufferSize *= 2
         continue
       }
-      if result != 0 { throw .lookupFailed(name, errno: Errno(rawValue: result)) }
+      if result != 0 { throw .lookupFailed(name, SystemError(operation: "getpwnam_r", errno: Errno(rawValue: result))) }
       if found == nil { throw .noSuchUser(name) }
     }
     guard let record else { throw .noSuchUser(name) }
@@ -73,7 +73,8 @@ public struct UserIdentity: Sendable, Hashable {
       }
       // Too small: `count` now says how many there are.
       guard count > Int32(groups.count), count <= 65536 else {
-        throw .lookupFailed(name, errno: Errno.current.rawValue == 0 ? .invalidArgument : .current)
+        let failure = Errno.current.rawValue == 0 ? Errno.invalidArgument : .current
+        throw .lookupFailed(name, SystemError(operation: "getgrouplist", errno: failure))
       }
       groups = [gid_t](repeating: 0, count: Int(count))
     }
@@ -85,13 +86,14 @@ public struct UserIdentity: Sendable, Hashable {
 /// Why `user:` could not be resolved.
 public enum UserLookupError: Error, Hashable, Sendable, CustomStringConvertible {
   case noSuchUser(String)
-  case lookupFailed(String, errno: Errno)
+  /// getpwnam_r or getgrouplist failed.
+  case lookupFailed(String, SystemError)
 
   public var description: String {
     switch self {
     case .noSuchUser(let name): return "no user named \"\(name)\""
-    case .lookupFailed(let name, let error):
-      return "looking up user \"\(name)\": \(error)"
+    case .lookupFailed(let name, let failure):
+      return "looking up user \"\(name)\": \(failure.errno)"
     }
   }
 }

@@ -6,45 +6,32 @@ import GestureCore
   import Glibc
 #endif
 
-/// Why an evdev node could not be opened or used.
-public struct DeviceError: Error, Hashable, Sendable, CustomStringConvertible {
-  public enum Operation: String, Hashable, Sendable {
-    /// open(2) of the node.
-    case open
-    /// libevdev_set_fd: reading the node's capabilities (fails with ENOTTY on a file that
-    /// is not an evdev node).
-    case initialize = "read its capabilities"
-    /// libevdev_set_clock_id(CLOCK_MONOTONIC).
-    case setClock = "switch its clock to CLOCK_MONOTONIC"
-    /// libevdev_grab.
-    case grab = "grab it (EVIOCGRAB)"
-    case ungrab = "release its grab"
-    /// The second open for contact changes (`openDoorbell`): open(2), then EVIOCSMASK
-    /// (EINVAL or ENOTTY before Linux 4.4), or the node changed between the two opens.
-    case doorbell = "open it again for contact changes"
-    /// The handle was closed before the call.
-    case closed = "use it after close"
-  }
+/// Why an evdev node could not be opened or used: the node (`path`), the step and its errno.
+public typealias DeviceError = SystemError
 
-  public var devnode: String
-  public var operation: Operation
-  public var errno: Errno
-
+extension SystemError {
   public init(devnode: String, operation: Operation, errno: Errno) {
-    self.devnode = devnode
-    self.operation = operation
-    self.errno = errno
+    self.init(path: devnode, operation: operation, errno: errno)
   }
+}
 
-  /// The node exists but this process may not read it.
-  public var isPermissionDenied: Bool { errno == .permissionDenied || errno == .notPermitted }
-
-  public var description: String {
-    var text = "\(devnode): cannot \(operation.rawValue): \(errno)"
-    if operation == .initialize && errno == .notATerminal { text += " (not an evdev device)" }
-    if operation == .grab && errno == .deviceBusy { text += " (another process has grabbed it)" }
-    return text
-  }
+/// The steps of opening and using an evdev node.
+extension SystemError.Operation {
+  /// open(2) of the node.
+  public static let open: Self = "open"
+  /// libevdev_set_fd: reading the node's capabilities (fails with ENOTTY on a file that is
+  /// not an evdev node).
+  public static let readCapabilities: Self = "read its capabilities"
+  /// libevdev_set_clock_id(CLOCK_MONOTONIC).
+  public static let setClock: Self = "switch its clock to CLOCK_MONOTONIC"
+  /// libevdev_grab.
+  public static let grab: Self = "grab it (EVIOCGRAB)"
+  public static let ungrab: Self = "release its grab"
+  /// The second open for contact changes (`openDoorbell`): open(2), then EVIOCSMASK (EINVAL
+  /// or ENOTTY before Linux 4.4), or the node changed between the two opens.
+  public static let doorbell: Self = "open it again for contact changes"
+  /// The handle was closed before the call.
+  public static let closed: Self = "use it after close"
 }
 
 /// The failure in a libevdev/libudev result (they return -errno); EIO for a result that is
@@ -100,14 +87,14 @@ public final class EvdevDevice {
     }
     guard let handle = libevdev_new() else {
       Glibc.close(descriptor)
-      throw DeviceError(devnode: devnode, operation: .initialize, errno: .noMemory)
+      throw DeviceError(devnode: devnode, operation: .readCapabilities, errno: .noMemory)
     }
     // Before set_fd, so that what libevdev says while reading the capabilities (kernel bugs
     // such as min == max on an axis) reaches our log.
     let logTarget = logger.map { LibevdevLogTarget(devnode: devnode, logger: $0) }
     logTarget?.install(on: handle)
 
-    func fail(_ operation: DeviceError.Operation, _ error: Errno) -> DeviceError {
+    func fail(_ operation: SystemError.Operation, _ error: Errno) -> DeviceError {
       libevdev_free(handle)
       // Only now may the log target go: ARC could otherwise free it right after install.
       withExtendedLifetime(logTarget) {}
@@ -115,7 +102,7 @@ public final class EvdevDevice {
       return DeviceError(devnode: devnode, operation: operation, errno: error)
     }
     let attached = libevdev_set_fd(handle, descriptor)
-    guard attached == 0 else { throw fail(.initialize, errno(negated: attached)) }
+    guard attached == 0 else { throw fail(.readCapabilities, errno(negated: attached)) }
     let clock = libevdev_set_clock_id(handle, CLOCK_MONOTONIC)
     guard clock == 0 else { throw fail(.setClock, errno(negated: clock)) }
 

@@ -27,7 +27,7 @@ public final class UinputClone {
   private var buffer: [input_event] = []
 
   /// What `makeClone` failures are called ("cannot create its uinput clone: …").
-  public static let createOperation = "cannot create its uinput clone"
+  public static let createOperation: SystemError.Operation = "cannot create its uinput clone"
 
   /// The operator's likely fix for a clone that could not be made, after its error.
   public static func hint(for errno: Errno) -> String {

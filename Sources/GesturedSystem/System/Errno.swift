@@ -42,19 +42,59 @@ public struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringCo
   }
 }
 
-/// A system call that failed: what was being done (e.g. "pipe", "start /bin/sh: execve")
-/// and its errno. The one error type of the syscall layer for processes, pipes, signals,
-/// timers and the event loop.
+/// A system call that failed: what was being done (e.g. "pipe", "start /bin/sh: execve"),
+/// on which file or device if any, and its errno. The one error type that carries an
+/// errno: errors that say more (a file that is not regular, a user that does not exist)
+/// wrap one of these for their system failures.
 public struct SystemError: Error, Hashable, Sendable, CustomStringConvertible {
-  public var operation: String
+  public var operation: Operation
+  /// The file or device node the call was about, when there is one.
+  public var path: String?
   public var errno: Errno
 
-  public init(operation: String, errno: Errno) {
+  public init(operation: Operation, errno: Errno) {
     self.operation = operation
     self.errno = errno
   }
 
-  public var description: String { "\(operation): \(errno)" }
+  /// `operation` made at run time (a step a child reports, a pid in the text).
+  public init(operation: String, errno: Errno) {
+    self.init(operation: Operation(operation), errno: errno)
+  }
+
+  public init(path: String, operation: Operation, errno: Errno) {
+    self.path = path
+    self.operation = operation
+    self.errno = errno
+  }
+
+  /// What was being done, in the words a log line uses.
+  public struct Operation: Hashable, Sendable, ExpressibleByStringInterpolation, CustomStringConvertible {
+    public var text: String
+
+    public init(_ text: String) { self.text = text }
+    public init(stringLiteral value: String) { text = value }
+    public init(stringInterpolation: DefaultStringInterpolation) {
+      text = String(stringInterpolation: stringInterpolation)
+    }
+
+    public var description: String { text }
+  }
+
+  /// The file exists but this process may not use it so.
+  public var isPermissionDenied: Bool { errno == .permissionDenied || errno == .notPermitted }
+
+  public var description: String {
+    guard let path else { return "\(operation): \(errno)" }
+    return "\(path): cannot \(operation): \(errno)\(Self.hint(operation, errno))"
+  }
+
+  /// What an errno means for the operation, where the bare text would mislead.
+  private static func hint(_ operation: Operation, _ errno: Errno) -> String {
+    if operation == .readCapabilities && errno == .notATerminal { return " (not an evdev device)" }
+    if operation == .grab && errno == .deviceBusy { return " (another process has grabbed it)" }
+    return ""
+  }
 }
 
 /// libc's convention: `result`, unless it is -1, which means `errno` says why.

@@ -10,12 +10,15 @@ import GestureCore
 /// exit 66 (EX_NOINPUT).
 public struct FileReadError: Error, Equatable, Sendable, CustomStringConvertible {
   public enum Reason: Equatable, Sendable {
-    /// open, fstat or read failed with this errno.
-    case system(errno: Errno)
+    /// Opening, checking or reading it failed.
+    case system(SystemError)
     /// A FIFO, a device, a socket or a directory: reading it could block or never end.
     case notRegularFile(kind: String)
     /// More bytes than the caller's limit.
     case tooLarge(limit: Int)
+
+    /// open, fstat or read failed with `errno`: the message names the file, not the call.
+    public static func system(errno: Errno) -> Reason { .system(SystemError(operation: "read it", errno: errno)) }
   }
 
   public var path: String
@@ -28,7 +31,7 @@ public struct FileReadError: Error, Equatable, Sendable, CustomStringConvertible
 
   public var description: String {
     switch reason {
-    case .system(let errno): errno.description
+    case .system(let failure): failure.errno.description
     case .notRegularFile(let kind): "not a regular file (it is \(kind))"
     case .tooLarge(let limit): "larger than \(limit) bytes"
     }
