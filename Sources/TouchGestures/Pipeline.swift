@@ -20,6 +20,8 @@ struct Pipeline {
   /// Whether the recognizer keeps bindings and regions for sequences that were in
   /// progress at a change (`patch`): made anew once nothing is.
   private var isPatched = false
+  /// The bindings' version `patch` could not take (see there).
+  private var unpatchedVersion = -1
   /// The continuous gestures followed, as of the recognizer made.
   private var followers: [MotionFollower] = []
   /// The panel's size as the user sees it, mm: a view's frame in millimetres.
@@ -53,7 +55,7 @@ struct Pipeline {
     guard isBehind || isPatched, let engine = recognizer?.engine else { return }
     if engine.contactsDown == 0, engine.nextDeadline == nil {
       rebuild()
-    } else if isBehind {
+    } else if isBehind, screen.version.load(ordering: .acquiring) != unpatchedVersion {
       patch()
     }
   }
@@ -75,8 +77,12 @@ struct Pipeline {
   private mutating func patch() {
     guard let old = recognizer?.bindings, let lastSequence = recognizer?.engine.lastSequenceNumber else { return }
     var snapshot = screen.snapshot(keeping: slots)
-    // A named region made since comes before the views' regions and would move them.
-    guard snapshot.regions.count == regions.count else { return }
+    // A named region made since comes before the views' regions and would move them: it
+    // waits for `rebuild`, and the snapshot is not made again at every event until then.
+    guard snapshot.regions.count == regions.count else {
+      unpatchedVersion = snapshot.version
+      return
+    }
     var calibrated = snapshot.bindings
     if let node { calibrated.profile = DeviceSelection.effectiveProfile(calibrated.profile, node: node) }
     var profile = calibrated.profile
