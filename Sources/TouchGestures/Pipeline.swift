@@ -15,6 +15,13 @@ struct Pipeline {
   /// Each profile region's view; nil for the named regions.
   private var regionViews: [TouchView?] = []
   private var version = -1
+  /// The view of each view region (after the named ones); nil where a view was removed.
+  private var slots: [Int?] = []
+  /// Whether the recognizer keeps bindings and regions for sequences that were in
+  /// progress at a change (`patch`): made anew once nothing is.
+  private var isPatched = false
+  /// The bindings' version `patch` could not take (see there).
+  private var unpatchedVersion = -1
   /// The continuous gestures followed, as of the recognizer made.
   private var followers: [MotionFollower] = []
   /// The panel's size as the user sees it, mm: a view's frame in millimetres.
@@ -37,43 +44,118 @@ struct Pipeline {
   /// Whether the bindings changed since the recognizer was made.
   var isBehind: Bool { screen.version.load(ordering: .acquiring) != version }
 
-  /// Makes the recognizer anew from the bindings now, if they changed and nothing is in
-  /// progress: no finger down and nothing waiting (a tap chain, a long press), so that a
-  /// change never cancels a gesture. Until then the recognizer made before goes on.
+  /// Takes the bindings now, if they changed, without cancelling a gesture: when nothing is
+  /// in progress (no finger down, nothing waiting: a tap chain, a long press) the recognizer
+  /// is made anew; otherwise the sequences that begin from now on take them while the ones
+  /// in progress go on with theirs (`patch`).
   mutating func refresh(at time: Timestamp) {
     // What the frames before a removal reported is followed before the removal cancels it.
     followStream()
     cancelRemovedViews(at: time)
-    guard isBehind, let engine = recognizer?.engine, engine.contactsDown == 0, engine.nextDeadline == nil else {
-      return
+    guard isBehind || isPatched, let engine = recognizer?.engine else { return }
+    if engine.contactsDown == 0, engine.nextDeadline == nil {
+      rebuild()
+    } else if isBehind, screen.version.load(ordering: .acquiring) != unpatchedVersion {
+      patch()
     }
-    rebuild()
   }
 
   private mutating func rebuild() {
     let snapshot = screen.snapshot()
     var calibrated = snapshot.bindings
     if let node { calibrated.profile = DeviceSelection.effectiveProfile(calibrated.profile, node: node) }
+    recognizer = GestureRecognizer(device: device, bindings: calibrated)
+    isPatched = false
+    take(snapshot, after: nil)
+    if let geometry = recognizer?.engine.geometry { panel = PanelSize(width: geometry.width, height: geometry.height) }
+  }
+
+  /// The bindings now for the sequences that begin from now on, in a profile that keeps
+  /// every binding and region the sequences in progress may name at its index: a binding
+  /// gone stays, in a region nothing lands in, and a view gone leaves its region empty,
+  /// until the next `rebuild` drops them.
+  private mutating func patch() {
+    guard let old = recognizer?.bindings, let lastSequence = recognizer?.engine.lastSequenceNumber else { return }
+    var snapshot = screen.snapshot(keeping: slots)
+    // A named region made since comes before the views' regions and would move them: it
+    // waits for `rebuild`, and the snapshot is not made again at every event until then.
+    guard snapshot.regions.count == regions.count else {
+      unpatchedVersion = snapshot.version
+      return
+    }
+    var calibrated = snapshot.bindings
+    if let node { calibrated.profile = DeviceSelection.effectiveProfile(calibrated.profile, node: node) }
+    var profile = calibrated.profile
+    var bindings = old.profile.bindings
+    var handlers = old.handlers
+    var current = [Bool](repeating: false, count: bindings.count)
+    for (binding, entry) in zip(calibrated.profile.bindings, calibrated.handlers) {
+      if let i = bindings.indices.first(where: {
+        !current[$0] && bindings[$0].sameTrigger(as: binding) && handlers[$0].view === entry.view
+      }) {
+        bindings[i] = binding
+        handlers[i] = entry
+        current[i] = true
+      } else {
+        bindings.append(binding)
+        handlers.append(entry)
+        current.append(true)
+      }
+    }
+    if current.contains(false) {
+      let hole: Int
+      if let empty = snapshot.slots.firstIndex(where: { $0 == nil }) {
+        hole = regions.count + empty
+      } else {
+        hole = profile.regions.count
+        profile.regions.append(Region(name: "", area: Area(x: 0, y: 0, width: 0, height: 0), independent: true))
+        snapshot.slots.append(nil)
+      }
+      for i in current.indices where !current[i] {
+        bindings[i].region = hole
+        handlers[i] = Entry(binding: bindings[i], view: nil, handlers: HandlerList())
+      }
+    }
+    profile.bindings = bindings
+    recognizer?.bindings = GestureBindings(profile: profile, handlers: handlers)
+    recognizer?.engine.replaceProfile(profile)
+    isPatched = true
+    take(snapshot, after: lastSequence)
+  }
+
+  /// The regions, views, followers and router of `snapshot`; `lastSequence`: the last touch
+  /// sequence begun before it, whose motions its new handlers do not follow (nil: the
+  /// recognizer is new).
+  private mutating func take(_ snapshot: Snapshot, after lastSequence: Int?) {
     version = snapshot.version
     regions = snapshot.regions
-    var regionViews = [TouchView?](repeating: nil, count: calibrated.profile.regions.count)
     let setupViews = screen.setup.withLock { $0.views }
-    for view in setupViews {
-      if let region = snapshot.viewRegions[view.id], regionViews.indices.contains(region) {
-        regionViews[region] = view
+    var regionViews = [TouchView?](repeating: nil, count: regions.count + snapshot.slots.count)
+    for (k, id) in snapshot.slots.enumerated() {
+      let region = regions.count + k
+      if let id {
+        regionViews[region] = setupViews.first { $0.id == id }
+      } else if self.regionViews.indices.contains(region) {
+        // A view removed while its sequence may go on: its firings are dropped.
+        regionViews[region] = self.regionViews[region]
       }
     }
     self.regionViews = regionViews
-    recognizer = GestureRecognizer(device: device, bindings: calibrated)
-    followers = snapshot.motions.map(MotionFollower.init)
+    slots = snapshot.slots
+    // A new recognizer numbers its sequences afresh: what the followers knew is no more.
+    followers = snapshot.motions.map { entry in
+      guard let lastSequence else { return MotionFollower(entry: entry) }
+      return followers.first { $0.entry === entry } ?? MotionFollower(entry: entry, after: lastSequence)
+    }
     recognizer?.engine.reportsStream = !followers.isEmpty
-    if let geometry = recognizer?.engine.geometry { panel = PanelSize(width: geometry.width, height: geometry.height) }
     let viewRegions = snapshot.viewRegions
-    if !viewRegions.isEmpty {
-      recognizer?.engine.landingRouter = { [weak screen] point in
-        guard let screen, let view = screen.view(at: Position(x: point.x, y: point.y)) else { return nil }
-        return viewRegions[view.id]
-      }
+    guard !viewRegions.isEmpty else {
+      recognizer?.engine.landingRouter = nil
+      return
+    }
+    recognizer?.engine.landingRouter = { [weak screen] point in
+      guard let screen, let view = screen.view(at: Position(x: point.x, y: point.y)) else { return nil }
+      return viewRegions[view.id]
     }
   }
 

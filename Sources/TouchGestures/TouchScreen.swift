@@ -18,9 +18,10 @@ import Synchronization
 /// Every `on…` call and `region` throws what `gestured check` would say about the same
 /// binding or region in a config, at the call's file, line and column; `warnings` holds what
 /// it would warn about. Calls may come from any thread, before or after `start`. A change
-/// never cancels a gesture in progress: a new binding or view takes touches from the moment
-/// no finger is down and no gesture waits (a tap chain, a long press); a second handler of
-/// a gesture already bound, and a view moved, apply at once.
+/// never cancels a gesture in progress: a new binding or view takes the touch sequences
+/// that begin after it, even while fingers are down elsewhere, and the ones in progress go
+/// on with the bindings they began with; a second handler of a gesture already bound, and
+/// a view moved, apply at once.
 ///
 /// Events are read and recognized on the screen's own serial queue; a batch of firings (the
 /// ones one read of the device produced) reaches `queue` in one `async`, so there is at most
@@ -287,13 +288,14 @@ public final class TouchScreen: Sendable {
     if removed { version.add(1, ordering: .releasing) }
   }
 
-  /// What the input side recognizes now, and the version it reflects.
-  func snapshot() -> Snapshot {
+  /// What the input side recognizes now, and the version it reflects. `slots`: the view
+  /// regions of a recognizer still busy, kept at their indices (see `Setup.profile`).
+  func snapshot(keeping slots: [Int?] = []) -> Snapshot {
     let version = version.load(ordering: .acquiring)
     return setup.withLock { setup in
-      let (bindings, viewRegions) = setup.bindings()
+      let (bindings, viewRegions, slots) = setup.bindings(keeping: slots)
       return Snapshot(
-        version: version, bindings: bindings, regions: setup.regions, viewRegions: viewRegions,
+        version: version, bindings: bindings, regions: setup.regions, viewRegions: viewRegions, slots: slots,
         motions: setup.motions)
     }
   }
@@ -458,6 +460,8 @@ struct Snapshot {
   var regions: [ScreenRegion]
   /// The profile's region of each view (by view id); the views' regions follow the named ones.
   var viewRegions: [Int: Int]
+  /// The view of each view region, in order; nil for a region kept for a view removed.
+  var slots: [Int?]
   var motions: [MotionEntry]
 }
 
@@ -484,13 +488,31 @@ struct Setup: Sendable {
 
   /// The profile: the named regions, then one independent region per view (with no area:
   /// the router puts landings in it), and every binding with its view's region.
-  func profile() -> (Profile, viewRegions: [Int: Int]) {
+  ///
+  /// `previous`: the view regions of a profile whose sequences may still be in progress
+  /// (view ids, nil for none); they keep their indices, a view removed since leaving a
+  /// region that nothing lands in, and the views made since come after them.
+  func profile(keeping previous: [Int?] = []) -> (Profile, viewRegions: [Int: Int], slots: [Int?]) {
     var profile = Profile(name: "TouchScreen")
     profile.rotation = GestureCore.Rotation(rawValue: rotation.rawValue) ?? .none
     profile.size = size.map { PanelSize(width: $0.width, height: $0.height) }
     profile.regions = regions.map { Region(name: $0.name, area: $0.area) }
     var viewRegions: [Int: Int] = [:]
-    for view in views {
+    var slots: [Int?] = []
+    var placed = Set<Int>()
+    var order: [TouchView?] = previous.map { id in
+      guard let id, let view = views.first(where: { $0.id == id }) else { return nil }
+      placed.insert(id)
+      return view
+    }
+    order += views.filter { !placed.contains($0.id) }
+    for view in order {
+      guard let view else {
+        slots.append(nil)
+        profile.regions.append(Region(name: "", area: Area(x: 0, y: 0, width: 0, height: 0), independent: true))
+        continue
+      }
+      slots.append(view.id)
       viewRegions[view.id] = profile.regions.count
       // A view's group is its own: pan, pinch and rotate of a transform handler join it, and
       // a view without one keeps the screen's.
@@ -531,13 +553,13 @@ struct Setup: Sendable {
       }
     }
     profile.location = site.location
-    return (profile, viewRegions)
+    return (profile, viewRegions, slots)
   }
 
-  func bindings() -> (GestureBindings<Entry>, viewRegions: [Int: Int]) {
-    let (profile, viewRegions) = profile()
+  func bindings(keeping previous: [Int?] = []) -> (GestureBindings<Entry>, viewRegions: [Int: Int], slots: [Int?]) {
+    let (profile, viewRegions, slots) = profile(keeping: previous)
     let recognition = recognitionBindings(viewRegions).map { Entry(binding: $0, view: nil, handlers: HandlerList()) }
-    return (GestureBindings(profile: profile, handlers: entries + recognition), viewRegions)
+    return (GestureBindings(profile: profile, handlers: entries + recognition), viewRegions, slots)
   }
 
   /// What makes the core recognize, in every direction, the kinds the motion handlers follow.

@@ -28,6 +28,8 @@ struct SequenceArbiter {
   /// The independent region this value serves, nil for the panel's shared sequence and for
   /// a value of the pool that serves none now.
   var route: Int?
+  /// The arbiter's profile generation this value was made for (`replaceProfile`).
+  var generation = 0
   /// The sequence's contacts not dropped: counted by `GestureArbiter` as they land, lift
   /// and are dropped.
   var liveContacts = 0

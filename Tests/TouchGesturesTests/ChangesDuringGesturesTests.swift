@@ -1,0 +1,123 @@
+import Dispatch
+import Synchronization
+import Testing
+
+@testable import TouchGestures
+
+/// Views and handlers changed while fingers are down elsewhere: the change applies to the
+/// gestures that begin after it, and the gestures in progress go on as they began.
+@Suite("Changes during gestures")
+struct ChangesDuringGesturesTests {
+  let left = ViewFrame(x: 0, y: 0, width: 0.5, height: 1)
+  let right = ViewFrame(x: 0.5, y: 0, width: 0.5, height: 1)
+  /// A one-finger drag on the left half, with a tap on the right half while it goes on.
+  let dragWithTap =
+    panel + """
+      drag at=100ms from=0.05,0.5 to=0.4,0.5 duration=1s
+      tap at=500ms x=0.75 y=0.5
+      """
+
+  /// Records a motion handler's phases other than `changed`, with its name.
+  static func phases(_ name: String, into seen: Seen) -> @Sendable (Motion) -> Void {
+    { motion in
+      if motion.phase != .changed { seen.add("\(name) \(motion.phase)") }
+    }
+  }
+
+  @Test("a view added during a drag on another takes a tap that lands in it during the drag; the drag ends")
+  func viewAddedDuringDrag() async throws {
+    let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
+    let seen = Seen()
+    let a = screen.addView("a", frame: left)
+    try a.onPan(Self.phases("a pan", into: seen))
+    let right = right
+    // The drag's landing adds b: the tap at 500 ms lands in it while the drag goes on.
+    screen.setHitTest { _ in
+      let b = screen.addView("b", frame: right)
+      _ = try? b.onTap { tap in seen.add("\(tap.view?.name ?? "-") tap") }
+      screen.setHitTest(nil)
+      return a
+    }
+    _ = try await replay(dragWithTap, on: screen)
+    #expect(seen.all == ["a pan began", "b tap", "a pan ended"])
+  }
+
+  @Test("a handler added during a gesture does not see that gesture's later events, and sees the next one")
+  func handlerAddedDuringGesture() async throws {
+    let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
+    let seen = Seen()
+    let a = screen.addView("a", frame: left)
+    try a.onPan(Self.phases("first", into: seen))
+    let added = Atomic<Bool>(false)
+    // The tap's landing, during the drag, adds a second pan handler (another finger range:
+    // an entry of its own) and a tap handler on a.
+    screen.setHitTest { position in
+      guard position.x > 0.5 else { return a }
+      if !added.exchange(true, ordering: .relaxed) {
+        _ = try? a.onPan(fingers: 1...2, Self.phases("second", into: seen))
+        _ = try? a.onTap { _ in seen.add("a tap") }
+      }
+      return nil
+    }
+    _ = try await replay(
+      dragWithTap + "\n" + """
+        drag at=2s from=0.05,0.5 to=0.4,0.5 duration=1s
+        tap at=4s x=0.25 y=0.5
+        """, on: screen)
+    #expect(
+      seen.all == ["first began", "first ended", "first began", "second began", "first ended", "second ended", "a tap"])
+  }
+
+  @Test("a view moved during a drag on it keeps the drag to its end")
+  func viewMovedDuringDrag() async throws {
+    let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
+    let seen = Seen()
+    let a = screen.addView("a", frame: left)
+    try a.onPan(Self.phases("a pan", into: seen))
+    let b = screen.addView("b", frame: right)
+    try b.onTap { _ in seen.add("b tap") }
+    let right = right
+    // The tap's landing moves a over b, in front of it: the tap lands in a.
+    screen.setHitTest { position in
+      if position.x > 0.5 {
+        a.frame = right
+        a.bringToFront()
+        screen.setHitTest(nil)
+        return screen.view(at: position)
+      }
+      return a
+    }
+    _ = try await replay(dragWithTap, on: screen)
+    #expect(seen.all == ["a pan began", "a pan ended"])
+    #expect(a.frame == right)
+  }
+
+  @Test("a view removed during a gesture on it gets cancelled; a drag on another view goes on to its end")
+  func viewRemovedDuringGesture() async throws {
+    let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
+    let seen = Seen()
+    let a = screen.addView("a", frame: left)
+    try a.onPan(Self.phases("a pan", into: seen))
+    let b = screen.addView("b", frame: ViewFrame(x: 0.5, y: 0, width: 0.5, height: 0.5))
+    try b.onPan(Self.phases("b pan", into: seen))
+    // The tap's landing at the bottom right, during both drags, removes b.
+    screen.setHitTest { position in
+      if position.x < 0.5 { return a }
+      if position.y < 0.5 { return b }
+      b.remove()
+      return nil
+    }
+    _ = try await replay(
+      panel + """
+        drag at=100ms from=0.05,0.5 to=0.4,0.5 duration=1s
+        drag at=100ms from=0.55,0.25 to=0.9,0.25 duration=1s
+        tap at=500ms x=0.75 y=0.75
+        """, on: screen)
+    let all = seen.all
+    #expect(all.filter { $0.hasPrefix("a") } == ["a pan began", "a pan ended"])
+    // What b reported before its removal may not have reached the queue by then: once
+    // removed, only the cancel does.
+    #expect(all.filter { $0.hasPrefix("b") }.last == "b pan cancelled")
+    #expect(!all.contains("b pan ended"))
+  }
+}
