@@ -155,6 +155,9 @@ public struct MotionThreshold: Hashable, Sendable {
 /// A motion handler and its token.
 struct MotionHandler: Sendable {
   var token: GestureToken
+  /// The first touch sequence (`Setup.nextSequence`) it follows: one in progress when
+  /// it was added goes on without it.
+  var firstSequence: Int
   var deliver: @Sendable (Motion) -> Void
 }
 

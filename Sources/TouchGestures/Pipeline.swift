@@ -27,6 +27,11 @@ struct Pipeline {
   /// The panel's size as the user sees it, mm: a view's frame in millimetres.
   private var panel = PanelSize(width: 1, height: 1)
   private var contactViews = ContactViews()
+  /// What the recognizer's sequence numbers are offset by to count across every recognizer
+  /// of the screen (`Setup.nextSequence`), as the handlers' stamps do.
+  private var sequenceBase = 0
+  /// The recognizer's last sequence as last published to `Setup.nextSequence`.
+  private var publishedSequence = 0
   private var firings: [GestureEvent] = []
   /// The handler calls since the last flush, in order: a frame's touches, then its motions,
   /// then its firings. Kept with its capacity from flush to flush.
@@ -65,6 +70,9 @@ struct Pipeline {
     var calibrated = snapshot.bindings
     if let node { calibrated.profile = DeviceSelection.effectiveProfile(calibrated.profile, node: node) }
     recognizer = GestureRecognizer(device: device, bindings: calibrated)
+    // Nothing is in progress: the new recognizer's sequences come after every one before.
+    sequenceBase = screen.setup.withLock { $0.nextSequence } - 1
+    publishedSequence = 0
     isPatched = false
     take(snapshot, after: nil)
     if let geometry = recognizer?.engine.geometry { panel = PanelSize(width: geometry.width, height: geometry.height) }
@@ -163,8 +171,22 @@ struct Pipeline {
 
   mutating func handle(_ event: RawEvent) {
     recognizer?.engine.handle(event, into: &firings)
+    publishSequence()
     followTouches()
   }
+
+  /// Tells the handlers added from now on which sequences began before them, once the
+  /// landings of `handle` have begun some, and before their events are flushed.
+  private mutating func publishSequence() {
+    guard let last = recognizer?.engine.lastSequenceNumber, last != publishedSequence else { return }
+    publishedSequence = last
+    let next = sequenceBase + last + 1
+    screen.setup.withLock { $0.nextSequence = next }
+  }
+
+  /// Whether a handler stamped `firstSequence` gets the events of the recognizer's sequence
+  /// `sequence`.
+  private func sees(_ sequence: Int, from firstSequence: Int) -> Bool { sequenceBase + sequence >= firstSequence }
 
   /// The views' touch handlers learn of the frame just completed, if any wants it.
   private mutating func followTouches() {
@@ -198,7 +220,9 @@ struct Pipeline {
         if let view, view.isRemoved { continue }
         let firing = Firing(regions: regions, view: view)
         let handlers = entry.handlers.all
-        for handler in handlers { outbox.append(.firing(handler, event, firing)) }
+        for handler in handlers where sees(event.sequence, from: handler.firstSequence) {
+          outbox.append(.firing(handler, event, firing))
+        }
         if let view, !handlers.isEmpty { view.publish(ViewEvent(event, firing)) }
       }
     }
@@ -226,7 +250,9 @@ extension Pipeline {
         guard let phase = followers[k].phase(for: event) else { continue }
         let motion = Motion(
           event, gesture: followers[k].entry.kind, phase: phase, view: view, frame: frame, panel: panel)
-        for handler in followers[k].entry.all { outbox.append(.motion(handler, motion)) }
+        for handler in followers[k].entry.all where sees(event.sequence, from: handler.firstSequence) {
+          outbox.append(.motion(handler, motion))
+        }
         view?.publish(.motion(motion))
       }
     }
@@ -246,7 +272,9 @@ extension Pipeline {
       else { continue }
       let motion = Motion(
         last, gesture: followers[k].entry.kind, phase: .cancelled, view: view, frame: nil, panel: panel)
-      for handler in followers[k].entry.all { outbox.append(.motion(handler, motion)) }
+      for handler in followers[k].entry.all where sees(last.sequence, from: handler.firstSequence) {
+        outbox.append(.motion(handler, motion))
+      }
     }
     flush()
   }

@@ -18,10 +18,10 @@ import Synchronization
 /// Every `on…` call and `region` throws what `gestured check` would say about the same
 /// binding or region in a config, at the call's file, line and column; `warnings` holds what
 /// it would warn about. Calls may come from any thread, before or after `start`. A change
-/// never cancels a gesture in progress: a new binding or view takes the touch sequences
-/// that begin after it, even while fingers are down elsewhere, and the ones in progress go
-/// on with the bindings they began with; a second handler of a gesture already bound, and
-/// a view moved, apply at once.
+/// never cancels a gesture in progress: a new binding, view or handler (a second one of a
+/// gesture already bound too) takes the touch sequences that begin after it, even while
+/// fingers are down elsewhere, and the ones in progress go on with the bindings and
+/// handlers they began with; a view moved applies at once.
 ///
 /// Events are read and recognized on the screen's own serial queue; a batch of firings (the
 /// ones one read of the device produced) reaches `queue` in one `async`, so there is at most
@@ -202,9 +202,11 @@ public final class TouchScreen: Sendable {
       throw GestureDiagnostic(.error, problem, at: site)
     }
     let token = GestureToken(screen: self)
-    let handler = Handler(token: token, deliver: deliver)
     let bound = binding
+    // Stamped and added under the lock the input side publishes `nextSequence` under: the
+    // handler is in its list before any event of the sequences its stamp lets it see.
     let isNew = setup.withLock { setup -> Bool in
+      let handler = Handler(token: token, firstSequence: setup.nextSequence, deliver: deliver)
       if let k = setup.entries.firstIndex(where: { $0.view === view && $0.binding.sameTrigger(as: bound) }) {
         setup.entries[k].handlers.add(handler)
         return false
@@ -242,8 +244,10 @@ public final class TouchScreen: Sendable {
       }
     }
     let token = GestureToken(screen: self)
-    let handler = MotionHandler(token: token, deliver: deliver)
+    // Stamped and added under the lock `nextSequence` is published under (see `add`).
     let isNew = setup.withLock { setup -> Bool in
+      let handler = MotionHandler(
+        token: token, firstSequence: setup.nextSequence, deliver: deliver)
       if let entry = setup.motions.first(where: {
         $0.kind == kind && $0.view === view && $0.fingers == fingers && $0.threshold == threshold
       }) {
@@ -351,7 +355,8 @@ public final class TouchScreen: Sendable {
 /// One handler of a gesture: `cancel()` it and it is never called again, not even for a
 /// firing already on its way to the queue (when `cancel()` runs on that queue, or before);
 /// `isEnabled = false` skips it until it is enabled again. Neither cancels a gesture in
-/// progress; a handler added or removed applies from the next firing.
+/// progress; a handler added gets the touch sequences that begin after it, not the rest of
+/// one in progress.
 public final class GestureToken: Sendable, Hashable {
   private let cancelled = Atomic<Bool>(false)
   private let enabled = Atomic<Bool>(true)
@@ -417,6 +422,9 @@ struct Firing: Sendable {
 /// A handler and its token.
 struct Handler: Sendable {
   var token: GestureToken
+  /// The first touch sequence (`Setup.nextSequence`) whose firings it gets: one in
+  /// progress when it was added goes on without it.
+  var firstSequence: Int
   var deliver: @Sendable (GestureEvent, Firing) -> Void
 }
 
@@ -485,6 +493,10 @@ struct Setup: Sendable {
   var simultaneous = GestureKindSet()
   var groupSite: CallSite?
   var thresholds = GestureThresholds()
+  /// The number the input side will give the next touch sequence, counted across every
+  /// recognizer the screen has had: a handler added now gets that sequence and the later
+  /// ones, never one already begun.
+  var nextSequence = 1
 
   /// The profile: the named regions, then one independent region per view (with no area:
   /// the router puts landings in it), and every binding with its view's region.

@@ -120,4 +120,105 @@ struct ChangesDuringGesturesTests {
     #expect(all.filter { $0.hasPrefix("b") }.last == "b pan cancelled")
     #expect(!all.contains("b pan ended"))
   }
+
+  /// Two drags on the left half, the tap on the right half during the first.
+  var twoDrags: String {
+    dragWithTap + "\n" + "drag at=2s from=0.05,0.5 to=0.4,0.5 duration=1s"
+  }
+
+  /// Every call of a handler as "name what time", time in milliseconds.
+  static func calls(_ name: String, into seen: Seen) -> @Sendable (String, Duration) -> Void {
+    { what, time in seen.add("\(name) \(what) \(time / .milliseconds(1))") }
+  }
+
+  /// The calls of `name`, without the name, at `start` ms or later and before `end` ms.
+  static func calls(of name: String, in all: [String], from start: Double = 0, to end: Double = .infinity) -> [String] {
+    all.filter { $0.hasPrefix(name + " ") }.map { String($0.dropFirst(name.count + 1)) }.filter {
+      let time = Double($0.split(separator: " ").last ?? "") ?? -1
+      return time >= start && time < end
+    }
+  }
+
+  @Test(
+    "a second handler of a step binding, added during a gesture, gets none of its firings and all of the next one's")
+  func stepHandlerJoinsAtTheNextGesture() async throws {
+    let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
+    let seen = Seen()
+    let a = screen.addView("a", frame: left)
+    let first = Self.calls("first", into: seen)
+    try a.onPan(.right, step: .millimetres(10)) { pan in first("\(pan.phase)", pan.time) }
+    let added = Atomic<Bool>(false)
+    // The tap's landing, during the first drag, adds a second handler of the same binding.
+    screen.setHitTest { position in
+      guard position.x > 0.5 else { return a }
+      if !added.exchange(true, ordering: .relaxed) {
+        let second = Self.calls("second", into: seen)
+        _ = try? a.onPan(.right, step: .millimetres(10)) { pan in second("\(pan.phase)", pan.time) }
+        // A new binding too: the recognizer is made anew between the drags, and the
+        // handlers' stamps count the sequences of both.
+        _ = try? a.onTap { _ in }
+      }
+      return nil
+    }
+    _ = try await replay(twoDrags, on: screen)
+    let all = seen.all
+    // The first drag fired steps and its end after the tap: there was something to miss.
+    let firstDrag = Self.calls(of: "first", in: all, from: 500, to: 2000)
+    #expect(firstDrag.contains { $0.hasPrefix("step") })
+    #expect(firstDrag.contains { $0.hasPrefix("ended") })
+    // The second handler gets exactly what the first gets of the second drag.
+    let secondDrag = Self.calls(of: "first", in: all, from: 2000)
+    #expect(!secondDrag.isEmpty)
+    #expect(Self.calls(of: "second", in: all) == secondDrag)
+  }
+
+  @Test("a second handler of a continuous gesture, added during it, gets none of its motions and all of the next one's")
+  func motionHandlerJoinsAtTheNextGesture() async throws {
+    let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
+    let seen = Seen()
+    let a = screen.addView("a", frame: left)
+    let first = Self.calls("first", into: seen)
+    try a.onPan { motion in first("\(motion.phase)", motion.time) }
+    let added = Atomic<Bool>(false)
+    // The tap's landing, during the first drag, adds a second handler to the same entry.
+    screen.setHitTest { position in
+      guard position.x > 0.5 else { return a }
+      if !added.exchange(true, ordering: .relaxed) {
+        let second = Self.calls("second", into: seen)
+        _ = try? a.onPan { motion in second("\(motion.phase)", motion.time) }
+      }
+      return nil
+    }
+    _ = try await replay(twoDrags, on: screen)
+    let all = seen.all
+    let firstDrag = Self.calls(of: "first", in: all, from: 500, to: 2000)
+    #expect(firstDrag.contains { $0.hasPrefix("changed") })
+    #expect(firstDrag.contains { $0.hasPrefix("ended") })
+    let secondDrag = Self.calls(of: "first", in: all, from: 2000)
+    #expect(secondDrag.first?.hasPrefix("began") == true)
+    #expect(Self.calls(of: "second", in: all) == secondDrag)
+  }
+
+  @Test("a handler cancelled during a gesture is not called again; the other handler of its binding goes on")
+  func handlerCancelledDuringGesture() async throws {
+    let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
+    let seen = Seen()
+    let a = screen.addView("a", frame: left)
+    let first = Self.calls("first", into: seen)
+    try a.onPan { motion in first("\(motion.phase)", motion.time) }
+    let second = Self.calls("second", into: seen)
+    let token = try a.onPan { motion in second("\(motion.phase)", motion.time) }
+    // The tap's landing, during the first drag, cancels the second handler.
+    screen.setHitTest { position in
+      guard position.x > 0.5 else { return a }
+      token.cancel()
+      return nil
+    }
+    _ = try await replay(twoDrags, on: screen)
+    let all = seen.all
+    #expect(Self.calls(of: "first", in: all, from: 500).filter { $0.hasPrefix("ended") }.count == 2)
+    // What reached the queue before the cancel may have run (a recording plays faster than
+    // the queue takes it); nothing after it.
+    #expect(Self.calls(of: "second", in: all, from: 500).isEmpty)
+  }
 }
