@@ -18,7 +18,7 @@ struct Pipeline {
   /// The view of each view region (after the named ones); nil where a view was removed.
   private var slots: [Int?] = []
   /// Whether the recognizer keeps bindings and regions for sequences that were in
-  /// progress at a change (`patch`): made anew once nothing is.
+  /// progress at a change (`patch`): dropped by `rebuild` once nothing is.
   private var isPatched = false
   /// The bindings' version `patch` could not take (see there).
   private var unpatchedVersion = -1
@@ -51,8 +51,8 @@ struct Pipeline {
 
   /// Takes the bindings now, if they changed, without cancelling a gesture: when nothing is
   /// in progress (no finger down, nothing waiting: a tap chain, a long press) the recognizer
-  /// is made anew; otherwise the sequences that begin from now on take them while the ones
-  /// in progress go on with theirs (`patch`).
+  /// takes a profile made anew (`rebuild`); otherwise the sequences that begin from now on
+  /// take them while the ones in progress go on with theirs (`patch`).
   mutating func refresh(at time: Timestamp) {
     // What the frames before a removal reported is followed before the removal cancels it.
     followStream()
@@ -69,10 +69,17 @@ struct Pipeline {
     let snapshot = screen.snapshot()
     var calibrated = snapshot.bindings
     if let node { calibrated.profile = DeviceSelection.effectiveProfile(calibrated.profile, node: node) }
-    recognizer = GestureRecognizer(device: device, bindings: calibrated)
-    // Nothing is in progress: the new recognizer's sequences come after every one before.
-    sequenceBase = screen.setup.withLock { $0.nextSequence } - 1
-    publishedSequence = 0
+    if recognizer != nil {
+      // The engine stays: it knows where each slot's contact was, which the device does not
+      // send again until it changes, and nothing is in progress that the new profile breaks.
+      recognizer?.bindings = calibrated
+      recognizer?.engine.replaceProfile(calibrated.profile)
+    } else {
+      recognizer = GestureRecognizer(device: device, bindings: calibrated)
+      // The new recognizer's sequences come after every one of the screen's before.
+      sequenceBase = screen.setup.withLock { $0.nextSequence } - 1
+      publishedSequence = 0
+    }
     isPatched = false
     take(snapshot, after: nil)
     if let geometry = recognizer?.engine.geometry { panel = PanelSize(width: geometry.width, height: geometry.height) }
@@ -132,8 +139,8 @@ struct Pipeline {
   }
 
   /// The regions, views, followers and router of `snapshot`; `lastSequence`: the last touch
-  /// sequence begun before it, whose motions its new handlers do not follow (nil: the
-  /// recognizer is new).
+  /// sequence begun before it, whose motions its new handlers do not follow (nil: nothing
+  /// is in progress).
   private mutating func take(_ snapshot: Snapshot, after lastSequence: Int?) {
     version = snapshot.version
     regions = snapshot.regions
@@ -150,7 +157,7 @@ struct Pipeline {
     }
     self.regionViews = regionViews
     slots = snapshot.slots
-    // A new recognizer numbers its sequences afresh: what the followers knew is no more.
+    // With nothing in progress, what the followers knew is over.
     followers = snapshot.motions.map { entry in
       guard let lastSequence else { return MotionFollower(entry: entry) }
       return followers.first { $0.entry === entry } ?? MotionFollower(entry: entry, after: lastSequence)

@@ -154,9 +154,6 @@ struct ChangesDuringGesturesTests {
       if !added.exchange(true, ordering: .relaxed) {
         let second = Self.calls("second", into: seen)
         _ = try? a.onPan(.right, step: .millimetres(10)) { pan in second("\(pan.phase)", pan.time) }
-        // A new binding too: the recognizer is made anew between the drags, and the
-        // handlers' stamps count the sequences of both.
-        _ = try? a.onTap { _ in }
       }
       return nil
     }
@@ -220,5 +217,100 @@ struct ChangesDuringGesturesTests {
     // What reached the queue before the cancel may have run (a recording plays faster than
     // the queue takes it); nothing after it.
     #expect(Self.calls(of: "second", in: all, from: 500).isEmpty)
+  }
+
+  @Test("thresholds changed during a pinch apply from the next one; the pinch in progress keeps its own to its end")
+  func thresholdsChangedDuringGesture() async throws {
+    let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
+    let seen = Seen()
+    let a = screen.addView("a", frame: left)
+    let calls = Self.calls("pinch", into: seen)
+    try a.onPinch { motion in
+      if motion.phase != .changed { calls("\(motion.phase) \(motion.scale)", motion.time) }
+    }
+    var thresholds = screen.thresholds
+    thresholds.pinchOut = 1.8
+    let changed = Atomic<Bool>(false)
+    // The tap's landing, before the first pinch reaches the screen's pinch-out scale, asks
+    // for a larger one.
+    screen.setHitTest { [thresholds] position in
+      guard position.x > 0.5 else { return a }
+      if !changed.exchange(true, ordering: .relaxed) { try? screen.setThresholds(thresholds) }
+      return nil
+    }
+    _ = try await replay(
+      panel + """
+        pinch at=100ms center=0.25,0.5 from=30mm to=60mm duration=1s
+        tap at=150ms x=0.75 y=0.5
+        pinch at=2s center=0.25,0.5 from=30mm to=60mm duration=1s
+        """, on: screen)
+    #expect(screen.thresholds.pinchOut == 1.8)
+    let all = seen.all
+    /// The phase and scale of each call from `start` ms on, before `end`.
+    func phases(from start: Double, to end: Double) -> [(phase: Substring, scale: Double)] {
+      Self.calls(of: "pinch", in: all, from: start, to: end).map {
+        let words = $0.split(separator: " ")
+        return (words[0], Double(words[1]) ?? 0)
+      }
+    }
+    let first = phases(from: 0, to: 2000)
+    let second = phases(from: 2000, to: .infinity)
+    #expect(first.map(\.phase) == ["began", "ended"])
+    #expect(second.map(\.phase) == ["began", "ended"])
+    // The pinch in progress began at the screen's default pinch-out scale, the next one at
+    // the new.
+    #expect(first.first.map { $0.scale < 1.8 } == true)
+    #expect(first.first.map { $0.scale >= GestureThresholds().pinchOut } == true)
+    #expect(second.first.map { $0.scale >= 1.8 } == true)
+  }
+
+  @Test(
+    "a simultaneous group made during a gesture applies from the next one; the gesture in progress keeps one winner")
+  func simultaneousGroupMadeDuringGesture() async throws {
+    let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
+    let seen = Seen()
+    let a = screen.addView("a", frame: left)
+    let pinch = Self.calls("pinch", into: seen)
+    try a.onPinch { motion in if motion.phase != .changed { pinch("\(motion.phase)", motion.time) } }
+    let rotate = Self.calls("rotate", into: seen)
+    try a.onRotate { motion in if motion.phase != .changed { rotate("\(motion.phase)", motion.time) } }
+    let changed = Atomic<Bool>(false)
+    // The tap's landing, as the first turn and spread begins, lets pinch and rotate go together.
+    screen.setHitTest { position in
+      guard position.x > 0.5 else { return a }
+      if !changed.exchange(true, ordering: .relaxed) { try? screen.recognizeSimultaneously(.pinch, .rotate) }
+      return nil
+    }
+    _ = try await replay(
+      panel + """
+        rotate at=100ms center=0.25,0.5 span=30mm by=90deg to=60mm duration=600ms
+        tap at=150ms x=0.75 y=0.5
+        rotate at=2s center=0.25,0.5 span=30mm by=90deg to=60mm duration=600ms
+        """, on: screen)
+    let all = seen.all
+    let first = ["pinch", "rotate"].filter { !Self.calls(of: $0, in: all, to: 2000).isEmpty }
+    #expect(first.count == 1)
+    for name in first { #expect(Self.calls(of: name, in: all, to: 2000).map { $0.prefix(5) } == ["began", "ended"]) }
+    for name in ["pinch", "rotate"] {
+      #expect(Self.calls(of: name, in: all, from: 2000).map { $0.prefix(5) } == ["began", "ended"])
+    }
+  }
+
+  @Test("a handler added during the last gesture of one recording gets the gestures of the next source")
+  func handlerAddedBeforeAnotherSource() async throws {
+    let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
+    let seen = Seen()
+    let a = screen.addView("a", frame: left)
+    try a.onPan(Self.phases("first", into: seen))
+    let added = Atomic<Bool>(false)
+    screen.setHitTest { position in
+      guard position.x > 0.5 else { return a }
+      if !added.exchange(true, ordering: .relaxed) { _ = try? a.onPan(Self.phases("second", into: seen)) }
+      return nil
+    }
+    _ = try await replay(dragWithTap, on: screen)
+    // Another recording, another recognizer: its sequences come after the first's.
+    _ = try await replay(panel + "drag at=100ms from=0.05,0.5 to=0.4,0.5 duration=1s", on: screen)
+    #expect(seen.all == ["first began", "first ended", "first began", "second began", "first ended", "second ended"])
   }
 }
