@@ -20,6 +20,9 @@ struct Pipeline {
   /// Whether the recognizer keeps bindings and regions for sequences that were in
   /// progress at a change (`patch`): dropped by `rebuild` once nothing is.
   private var isPatched = false
+  /// The bindings the recognizer had before each `patch` since the last `rebuild`, by the
+  /// engine's profile generation: the sequences in progress fire with their binding indices.
+  private var earlierBindings: [(generation: Int, bindings: GestureBindings<Entry>)] = []
   /// The bindings' version `patch` could not take (see there).
   private var unpatchedVersion = -1
   /// The continuous gestures followed, as of the recognizer made.
@@ -81,17 +84,21 @@ struct Pipeline {
       publishedSequence = 0
     }
     isPatched = false
+    earlierBindings.removeAll()
     take(snapshot, after: nil)
     if let geometry = recognizer?.engine.geometry { panel = PanelSize(width: geometry.width, height: geometry.height) }
   }
 
-  /// The bindings now for the sequences that begin from now on, in a profile that keeps
-  /// every binding and region the sequences in progress may name at its index: a binding
-  /// gone stays, in a region nothing lands in, and a view gone leaves its region empty,
-  /// until the next `rebuild` drops them.
+  /// The bindings now for the sequences that begin from now on, in the order `rebuild` would
+  /// give them, in a profile that keeps every region the sequences in progress may name at
+  /// its index (a view gone leaves its region empty until the next `rebuild`); the firings
+  /// of the sequences begun before find their handlers in the bindings they began with.
   private mutating func patch() {
-    guard let old = recognizer?.bindings, let lastSequence = recognizer?.engine.lastSequenceNumber else { return }
-    var snapshot = screen.snapshot(keeping: slots)
+    guard let old = recognizer?.bindings, let generation = recognizer?.engine.profileGeneration,
+      let oldestInUse = recognizer?.engine.oldestGenerationInUse,
+      let lastSequence = recognizer?.engine.lastSequenceNumber
+    else { return }
+    let snapshot = screen.snapshot(keeping: slots)
     // A named region made since comes before the views' regions and would move them: it
     // waits for `rebuild`, and the snapshot is not made again at every event until then.
     guard snapshot.regions.count == regions.count else {
@@ -100,42 +107,22 @@ struct Pipeline {
     }
     var calibrated = snapshot.bindings
     if let node { calibrated.profile = DeviceSelection.effectiveProfile(calibrated.profile, node: node) }
-    var profile = calibrated.profile
-    var bindings = old.profile.bindings
-    var handlers = old.handlers
-    var current = [Bool](repeating: false, count: bindings.count)
-    for (binding, entry) in zip(calibrated.profile.bindings, calibrated.handlers) {
-      if let i = bindings.indices.first(where: {
-        !current[$0] && bindings[$0].sameTrigger(as: binding) && handlers[$0].view === entry.view
-      }) {
-        bindings[i] = binding
-        handlers[i] = entry
-        current[i] = true
-      } else {
-        bindings.append(binding)
-        handlers.append(entry)
-        current.append(true)
-      }
-    }
-    if current.contains(false) {
-      let hole: Int
-      if let empty = snapshot.slots.firstIndex(where: { $0 == nil }) {
-        hole = regions.count + empty
-      } else {
-        hole = profile.regions.count
-        profile.regions.append(Region(name: "", area: Area(x: 0, y: 0, width: 0, height: 0), independent: true))
-        snapshot.slots.append(nil)
-      }
-      for i in current.indices where !current[i] {
-        bindings[i].region = hole
-        handlers[i] = Entry(binding: bindings[i], view: nil, handlers: HandlerList())
-      }
-    }
-    profile.bindings = bindings
-    recognizer?.bindings = GestureBindings(profile: profile, handlers: handlers)
-    recognizer?.engine.replaceProfile(profile)
+    // Only the bindings some sequence in progress began with are kept.
+    earlierBindings.removeAll { $0.generation < oldestInUse }
+    earlierBindings.append((generation, old))
+    recognizer?.bindings = calibrated
+    recognizer?.engine.replaceProfile(calibrated.profile)
     isPatched = true
     take(snapshot, after: lastSequence)
+  }
+
+  /// The entry of the binding `event` fired, in the bindings its sequence began with.
+  private func bindingEntry(for event: GestureEvent) -> Entry? {
+    for earlier in earlierBindings where earlier.generation == event.profileGeneration {
+      let handlers = earlier.bindings.handlers
+      return handlers.indices.contains(event.binding) ? handlers[event.binding] : nil
+    }
+    return recognizer?.handler(for: event)
   }
 
   /// The regions, views, followers and router of `snapshot`; `lastSequence`: the last touch
@@ -220,9 +207,9 @@ struct Pipeline {
   /// disabled in the meantime is skipped, and so is a firing of a view removed in the meantime.
   mutating func flush() {
     followStream()
-    if !firings.isEmpty, let recognizer {
+    if !firings.isEmpty {
       for event in firings {
-        guard let entry = recognizer.handler(for: event) else { continue }
+        guard let entry = bindingEntry(for: event) else { continue }
         let view = event.region.flatMap { regionViews.indices.contains($0) ? regionViews[$0] : nil }
         if let view, view.isRemoved { continue }
         let firing = Firing(regions: regions, view: view)

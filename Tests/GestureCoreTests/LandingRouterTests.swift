@@ -104,13 +104,20 @@ struct ReplaceProfileTests {
     t.tap(40, 50, at: 1000)
     for event in t.events[..<landing] { e.handle(event, into: &out) }
     // Region a's tap moves to index 1 and region b gains one, while a finger is down in a.
+    #expect(e.profileGeneration == 0)
     e.replaceProfile(profile([bind(.tap, region: 1), bind(.tap, region: 0)], regions: regions))
+    #expect(e.profileGeneration == 1)
+    // The sequence in progress in a may still fire with the first profile.
+    #expect(e.oldestGenerationInUse == 0)
     for event in t.events[landing...] { e.handle(event, into: &out) }
+    #expect(e.oldestGenerationInUse == 1)
     e.finish(at: t.events.last!.time, into: &out)
     // b's tap and the next one in a: the new profile's indices; the tap in progress in a:
     // the old profile's.
     #expect(out.map(\.binding) == [0, 0, 1])
     #expect(out.map(\.region) == [1, 0, 0])
     #expect(out.map(\.time.microseconds) == [90_000, 120_000, 1_080_000])
+    // Each says which profile's indices it carries.
+    #expect(out.map(\.profileGeneration) == [1, 0, 1])
   }
 }

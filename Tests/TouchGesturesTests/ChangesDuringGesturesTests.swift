@@ -313,4 +313,54 @@ struct ChangesDuringGesturesTests {
     _ = try await replay(panel + "drag at=100ms from=0.05,0.5 to=0.4,0.5 duration=1s", on: screen)
     #expect(seen.all == ["first began", "first ended", "first began", "second began", "first ended", "second ended"])
   }
+
+  @Test("a binding added during a gesture comes before the ones a continuous handler needs, as it would after it")
+  func bindingOrderAfterAChangeDuringAGesture() async throws {
+    let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
+    let seen = Seen()
+    let a = screen.addView("a", frame: left)
+    let b = screen.addView("b", frame: right)
+    // A long press motion makes a's long presses recognized by a binding without a handler.
+    try a.onLongPressMotion { _ in }
+    try b.onPan { _ in }
+    let added = Atomic<Bool>(false)
+    // The drag's landing on b adds a long press handler on a: the same trigger as that
+    // binding, which must not take its firings.
+    screen.setHitTest { position in
+      guard position.x > 0.5 else { return a }
+      if !added.exchange(true, ordering: .relaxed) { _ = try? a.onLongPress { _ in seen.add("a long press") } }
+      return b
+    }
+    _ = try await replay(
+      panel + """
+        drag at=100ms from=0.6,0.5 to=0.9,0.5 duration=2s
+        hold at=500ms x=0.25 y=0.5 duration=1s
+        hold at=3s x=0.25 y=0.5 duration=1s
+        """, on: screen)
+    // During the drag, and after it once nothing is in progress.
+    #expect(seen.all == ["a long press", "a long press"])
+  }
+
+  @Test("a double tap whose bindings change between its taps fires the handler it began with")
+  func bindingsChangedBetweenTaps() async throws {
+    let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
+    let seen = Seen()
+    let a = screen.addView("a", frame: left)
+    let b = screen.addView("b", frame: right)
+    let swipe = try b.onSwipe(.left) { _ in seen.add("b swipe") }
+    try a.onTap(taps: 2) { tap in seen.add("a \(tap.taps) taps") }
+    // The tap on b, between a's taps, removes b's swipe: a's binding comes first from then
+    // on, while the second tap joins the chain that began with the bindings before.
+    screen.setHitTest { position in
+      guard position.x > 0.5 else { return a }
+      swipe.cancel()
+      return b
+    }
+    _ = try await replay(
+      panel + """
+        tap at=100ms x=0.25 y=0.5 taps=2 gap=150ms
+        tap at=230ms x=0.75 y=0.5
+        """, on: screen)
+    #expect(seen.all == ["a 2 taps"])
+  }
 }

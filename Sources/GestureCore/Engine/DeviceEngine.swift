@@ -89,6 +89,14 @@ public struct DeviceEngine {
     arbiter.replaceProfile(newProfile)
   }
 
+  /// Counts `replaceProfile` calls: the generation of the profile the sequences that begin
+  /// from now on recognize (`GestureEvent.profileGeneration`).
+  public var profileGeneration: Int { arbiter.profileGeneration }
+
+  /// The oldest profile generation a sequence in progress (contacts down, a tap chain
+  /// waiting) may still fire with; `profileGeneration` when none is in progress.
+  public var oldestGenerationInUse: Int { arbiter.oldestGenerationInUse }
+
   /// The number of the last touch sequence begun; every later one's is greater.
   public var lastSequenceNumber: Int { arbiter.lastSequenceNumber }
 

@@ -40,7 +40,7 @@ struct GestureArbiter {
   private var hasIndependentRegions: Bool
   /// Counts `replaceProfile` calls: a sequence value made before the last one is remade
   /// before it begins a sequence.
-  private var profileGeneration = 0
+  private(set) var profileGeneration = 0
   /// Whether the sequences report more than firings (trace, records, dispositions, stream),
   /// which `flush` then moves here.
   private var sequencesReport = false
@@ -172,6 +172,14 @@ struct GestureArbiter {
     sequence.tracer.keepsRecords = tracer.keepsRecords
     sequence.reportsStream = reportsStream
     return sequence
+  }
+
+  /// The oldest profile generation a sequence not done may still fire with; the current one
+  /// when every sequence is done.
+  var oldestGenerationInUse: Int {
+    var oldest = shared.isDone ? profileGeneration : shared.generation
+    for sequence in independent where sequence.route != nil { oldest = min(oldest, sequence.generation) }
+    return oldest
   }
 
   /// The number of the last touch sequence begun; the next one's is greater.
