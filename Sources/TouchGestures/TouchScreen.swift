@@ -497,6 +497,9 @@ struct Setup: Sendable {
   /// recognizer the screen has had: a handler added now gets that sequence and the later
   /// ones, never one already begun.
   var nextSequence = 1
+  /// The number the input side will give the next contact landing on a view, for the touch
+  /// handlers as `nextSequence` is for the others.
+  var nextLanding = 1
 
   /// The profile: the named regions, then one independent region per view (with no area:
   /// the router puts landings in it), and every binding with its view's region.

@@ -363,4 +363,29 @@ struct ChangesDuringGesturesTests {
         """, on: screen)
     #expect(seen.all == ["a 2 taps"])
   }
+
+  @Test("a touch handler added while a finger is down on its view follows the next contacts, not that one")
+  func touchHandlerAddedDuringContact() async throws {
+    let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
+    let seen = Seen()
+    let a = screen.addView("a", frame: left)
+    let first = Self.calls("first", into: seen)
+    a.onTouch { touch in first("\(touch.phase)", touch.time) }
+    let added = Atomic<Bool>(false)
+    // The tap's landing, during the first drag, adds a second touch handler on a.
+    screen.setHitTest { position in
+      guard position.x > 0.5 else { return a }
+      if !added.exchange(true, ordering: .relaxed) {
+        let second = Self.calls("second", into: seen)
+        a.onTouch { touch in second("\(touch.phase)", touch.time) }
+      }
+      return nil
+    }
+    _ = try await replay(twoDrags, on: screen)
+    let all = seen.all
+    #expect(Self.calls(of: "first", in: all, from: 500, to: 2000).contains { $0.hasPrefix("up") })
+    let secondDrag = Self.calls(of: "first", in: all, from: 2000)
+    #expect(secondDrag.first?.hasPrefix("down") == true)
+    #expect(Self.calls(of: "second", in: all) == secondDrag)
+  }
 }
