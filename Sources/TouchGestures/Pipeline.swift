@@ -11,20 +11,19 @@ struct Pipeline {
   /// recording.
   let node: InputNode?
   private(set) var recognizer: GestureRecognizer<Entry>?
-  private var regions: [ScreenRegion] = []
+  /// Each profile region's named region; nil for the views' regions.
+  private var regions: [ScreenRegion?] = []
   /// Each profile region's view; nil for the named regions.
   private var regionViews: [TouchView?] = []
   private var version = -1
-  /// The view of each view region (after the named ones); nil where a view was removed.
-  private var slots: [Int?] = []
+  /// What each of the profile's regions is.
+  private var layout: [RegionSlot] = []
   /// Whether the recognizer keeps bindings and regions for sequences that were in
   /// progress at a change (`patch`): dropped by `rebuild` once nothing is.
   private var isPatched = false
   /// The bindings the recognizer had before each `patch` since the last `rebuild`, by the
   /// engine's profile generation: the sequences in progress fire with their binding indices.
   private var earlierBindings: [(generation: Int, bindings: GestureBindings<Entry>)] = []
-  /// The bindings' version `patch` could not take (see there).
-  private var unpatchedVersion = -1
   /// The continuous gestures followed, as of the recognizer made.
   private var followers: [MotionFollower] = []
   /// The panel's size as the user sees it, mm: a view's frame in millimetres.
@@ -63,7 +62,7 @@ struct Pipeline {
     guard isBehind || isPatched, let engine = recognizer?.engine else { return }
     if engine.contactsDown == 0, engine.nextDeadline == nil {
       rebuild()
-    } else if isBehind, screen.version.load(ordering: .acquiring) != unpatchedVersion {
+    } else if isBehind {
       patch()
     }
   }
@@ -91,20 +90,15 @@ struct Pipeline {
 
   /// The bindings now for the sequences that begin from now on, in the order `rebuild` would
   /// give them, in a profile that keeps every region the sequences in progress may name at
-  /// its index (a view gone leaves its region empty until the next `rebuild`); the firings
-  /// of the sequences begun before find their handlers in the bindings they began with.
+  /// its index (a view gone leaves its region empty, and a named region made since comes
+  /// after the views', until the next `rebuild`); the firings of the sequences begun before
+  /// find their handlers in the bindings they began with.
   private mutating func patch() {
     guard let old = recognizer?.bindings, let generation = recognizer?.engine.profileGeneration,
       let oldestInUse = recognizer?.engine.oldestGenerationInUse,
       let lastSequence = recognizer?.engine.lastSequenceNumber
     else { return }
-    let snapshot = screen.snapshot(keeping: slots)
-    // A named region made since comes before the views' regions and would move them: it
-    // waits for `rebuild`, and the snapshot is not made again at every event until then.
-    guard snapshot.regions.count == regions.count else {
-      unpatchedVersion = snapshot.version
-      return
-    }
+    let snapshot = screen.snapshot(keeping: layout)
     var calibrated = snapshot.bindings
     if let node { calibrated.profile = DeviceSelection.effectiveProfile(calibrated.profile, node: node) }
     // Only the bindings some sequence in progress began with are kept.
@@ -130,20 +124,21 @@ struct Pipeline {
   /// is in progress).
   private mutating func take(_ snapshot: Snapshot, after lastSequence: Int?) {
     version = snapshot.version
-    regions = snapshot.regions
     let setupViews = screen.setup.withLock { $0.views }
-    var regionViews = [TouchView?](repeating: nil, count: regions.count + snapshot.slots.count)
-    for (k, id) in snapshot.slots.enumerated() {
-      let region = regions.count + k
-      if let id {
-        regionViews[region] = setupViews.first { $0.id == id }
-      } else if self.regionViews.indices.contains(region) {
+    var regions = [ScreenRegion?](repeating: nil, count: snapshot.layout.count)
+    var regionViews = [TouchView?](repeating: nil, count: snapshot.layout.count)
+    for (region, slot) in snapshot.layout.enumerated() {
+      switch slot {
+      case .named(let index): regions[region] = snapshot.regions[index]
+      case .view(let id): regionViews[region] = setupViews.first { $0.id == id }
+      case .empty:
         // A view removed while its sequence may go on: its firings are dropped.
-        regionViews[region] = self.regionViews[region]
+        if self.regionViews.indices.contains(region) { regionViews[region] = self.regionViews[region] }
       }
     }
+    self.regions = regions
     self.regionViews = regionViews
-    slots = snapshot.slots
+    layout = snapshot.layout
     // With nothing in progress, what the followers knew is over.
     followers = snapshot.motions.map { entry in
       guard let lastSequence else { return MotionFollower(entry: entry) }

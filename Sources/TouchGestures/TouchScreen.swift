@@ -292,14 +292,14 @@ public final class TouchScreen: Sendable {
     if removed { version.add(1, ordering: .releasing) }
   }
 
-  /// What the input side recognizes now, and the version it reflects. `slots`: the view
-  /// regions of a recognizer still busy, kept at their indices (see `Setup.profile`).
-  func snapshot(keeping slots: [Int?] = []) -> Snapshot {
+  /// What the input side recognizes now, and the version it reflects. `layout`: the regions
+  /// of a recognizer still busy, kept at their indices (see `Setup.profile`).
+  func snapshot(keeping layout: [RegionSlot] = []) -> Snapshot {
     let version = version.load(ordering: .acquiring)
     return setup.withLock { setup in
-      let (bindings, viewRegions, slots) = setup.bindings(keeping: slots)
+      let (bindings, viewRegions, layout) = setup.bindings(keeping: layout)
       return Snapshot(
-        version: version, bindings: bindings, regions: setup.regions, viewRegions: viewRegions, slots: slots,
+        version: version, bindings: bindings, regions: setup.regions, viewRegions: viewRegions, layout: layout,
         motions: setup.motions)
     }
   }
@@ -415,7 +415,8 @@ public struct PanelDimensions: Hashable, Sendable {
 
 /// What a firing's handler learns beside the event.
 struct Firing: Sendable {
-  var regions: [ScreenRegion]
+  /// The named region of each of the profile's regions (nil for a view's).
+  var regions: [ScreenRegion?]
   var view: TouchView?
 }
 
@@ -466,11 +467,21 @@ struct Snapshot {
   var version: Int
   var bindings: GestureBindings<Entry>
   var regions: [ScreenRegion]
-  /// The profile's region of each view (by view id); the views' regions follow the named ones.
+  /// The profile's region of each view (by view id).
   var viewRegions: [Int: Int]
-  /// The view of each view region, in order; nil for a region kept for a view removed.
-  var slots: [Int?]
+  /// What each of the profile's regions is.
+  var layout: [RegionSlot]
   var motions: [MotionEntry]
+}
+
+/// One region of a profile the library makes.
+enum RegionSlot: Equatable {
+  /// The named region with this index (`ScreenRegion.index`).
+  case named(Int)
+  /// The view with this id.
+  case view(Int)
+  /// The region of a view removed while a sequence in it may go on: nothing lands in it.
+  case empty
 }
 
 /// Everything made in code, as a config would give it.
@@ -502,32 +513,43 @@ struct Setup: Sendable {
   var nextLanding = 1
 
   /// The profile: the named regions, then one independent region per view (with no area:
-  /// the router puts landings in it), and every binding with its view's region.
+  /// the router puts landings in it), and every binding with its view's or named region.
   ///
-  /// `previous`: the view regions of a profile whose sequences may still be in progress
-  /// (view ids, nil for none); they keep their indices, a view removed since leaving a
-  /// region that nothing lands in, and the views made since come after them.
-  func profile(keeping previous: [Int?] = []) -> (Profile, viewRegions: [Int: Int], slots: [Int?]) {
+  /// `previous`: the regions of a profile whose sequences may still be in progress; they
+  /// keep their indices, a view removed since leaving a region that nothing lands in, and
+  /// the named regions and views made since come after them (a view's region has no area,
+  /// so a named region after it is tried as it would be before it).
+  func profile(keeping previous: [RegionSlot] = []) -> (Profile, viewRegions: [Int: Int], layout: [RegionSlot]) {
     var profile = Profile(name: "TouchScreen")
     profile.rotation = GestureCore.Rotation(rawValue: rotation.rawValue) ?? .none
     profile.size = size.map { PanelSize(width: $0.width, height: $0.height) }
-    profile.regions = regions.map { Region(name: $0.name, area: $0.area) }
-    var viewRegions: [Int: Int] = [:]
-    var slots: [Int?] = []
+    var layout: [RegionSlot] = []
+    var named = Set<Int>()
     var placed = Set<Int>()
-    var order: [TouchView?] = previous.map { id in
-      guard let id, let view = views.first(where: { $0.id == id }) else { return nil }
-      placed.insert(id)
-      return view
-    }
-    order += views.filter { !placed.contains($0.id) }
-    for view in order {
-      guard let view else {
-        slots.append(nil)
-        profile.regions.append(Region(name: "", area: Area(x: 0, y: 0, width: 0, height: 0), independent: true))
+    for slot in previous {
+      switch slot {
+      case .named(let index): named.insert(index)
+      case .view(let id) where views.contains(where: { $0.id == id }): placed.insert(id)
+      case .view, .empty:
+        layout.append(.empty)
         continue
       }
-      slots.append(view.id)
+      layout.append(slot)
+    }
+    layout += regions.indices.filter { !named.contains($0) }.map { .named($0) }
+    layout += views.filter { !placed.contains($0.id) }.map { .view($0.id) }
+    var viewRegions: [Int: Int] = [:]
+    var namedRegions = [Int](repeating: 0, count: regions.count)
+    for slot in layout {
+      guard case .view(let id) = slot, let view = views.first(where: { $0.id == id }) else {
+        if case .named(let index) = slot {
+          namedRegions[index] = profile.regions.count
+          profile.regions.append(Region(name: regions[index].name, area: regions[index].area))
+        } else {
+          profile.regions.append(Region(name: "", area: Area(x: 0, y: 0, width: 0, height: 0), independent: true))
+        }
+        continue
+      }
       viewRegions[view.id] = profile.regions.count
       // A view's group is its own: pan, pinch and rotate of a transform handler join it, and
       // a view without one keeps the screen's.
@@ -546,6 +568,8 @@ struct Setup: Sendable {
       if let view = entry.view {
         binding.region = viewRegions[view.id]
         binding.firesAtOnce = binding.gesture == .tap && binding.taps == 1 && singleTapAtOnce.contains(view.id)
+      } else if let region = binding.region, namedRegions.indices.contains(region) {
+        binding.region = namedRegions[region]
       }
       return binding
     }
@@ -568,13 +592,15 @@ struct Setup: Sendable {
       }
     }
     profile.location = site.location
-    return (profile, viewRegions, slots)
+    return (profile, viewRegions, layout)
   }
 
-  func bindings(keeping previous: [Int?] = []) -> (GestureBindings<Entry>, viewRegions: [Int: Int], slots: [Int?]) {
-    let (profile, viewRegions, slots) = profile(keeping: previous)
+  func bindings(keeping previous: [RegionSlot] = []) -> (
+    GestureBindings<Entry>, viewRegions: [Int: Int], layout: [RegionSlot]
+  ) {
+    let (profile, viewRegions, layout) = profile(keeping: previous)
     let recognition = recognitionBindings(viewRegions).map { Entry(binding: $0, view: nil, handlers: HandlerList()) }
-    return (GestureBindings(profile: profile, handlers: entries + recognition), viewRegions, slots)
+    return (GestureBindings(profile: profile, handlers: entries + recognition), viewRegions, layout)
   }
 
   /// What makes the core recognize, in every direction, the kinds the motion handlers follow.

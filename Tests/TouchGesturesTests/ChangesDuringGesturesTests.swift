@@ -388,4 +388,32 @@ struct ChangesDuringGesturesTests {
     #expect(secondDrag.first?.hasPrefix("down") == true)
     #expect(Self.calls(of: "second", in: all) == secondDrag)
   }
+
+  @Test("a named region made during a drag on a view takes the taps that land in it during the drag; the drag ends")
+  func namedRegionMadeDuringDrag() async throws {
+    let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
+    let seen = Seen()
+    let top = try screen.region("top", x: 0.5, y: 0, width: 0.5, height: 0.25)
+    try screen.onTap(in: top) { tap in seen.add("\(tap.region?.name ?? "-") tap") }
+    let a = screen.addView("a", frame: left)
+    try a.onPan(Self.phases("a pan", into: seen))
+    let made = Atomic<Bool>(false)
+    // The first tap on the right half, during the drag on a, makes a region below "top".
+    screen.setHitTest { position in
+      guard position.x > 0.5 else { return a }
+      if !made.exchange(true, ordering: .relaxed) {
+        let corner = try? screen.region("corner", x: 0.5, y: 0.75, width: 0.5, height: 0.25)
+        _ = try? screen.onTap(in: corner) { tap in seen.add("\(tap.region?.name ?? "-") tap") }
+      }
+      return nil
+    }
+    _ = try await replay(
+      dragWithTap + "\n" + """
+        tap at=700ms x=0.75 y=0.9
+        tap at=900ms x=0.75 y=0.1
+        tap at=2s x=0.75 y=0.9
+        tap at=2500ms x=0.75 y=0.1
+        """, on: screen)
+    #expect(seen.all == ["a pan began", "corner tap", "top tap", "a pan ended", "corner tap", "top tap"])
+  }
 }
