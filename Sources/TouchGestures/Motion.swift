@@ -155,6 +155,9 @@ public struct MotionThreshold: Hashable, Sendable {
 /// A motion handler and its token.
 struct MotionHandler: Sendable {
   var token: GestureToken
+  /// The first touch sequence (`Setup.nextSequence`) it follows: one in progress when
+  /// it was added goes on without it.
+  var firstSequence: Int
   var deliver: @Sendable (Motion) -> Void
 }
 
@@ -213,11 +216,18 @@ struct MotionFollower {
   /// The last frame reported (a group's kinds share a frame: reported once).
   var lastFrame: (time: Int64, sequence: Int)?
 
-  init(entry: MotionEntry) { self.entry = entry }
+  /// The last touch sequence begun before the entry was followed: a handler added during a
+  /// gesture applies from the next one.
+  private let sequenceBefore: Int
+
+  init(entry: MotionEntry, after lastSequence: Int = .min) {
+    self.entry = entry
+    sequenceBefore = lastSequence
+  }
 
   /// The phase `event` gives this entry, if it reports anything.
   mutating func phase(for event: GestureStreamEvent) -> MotionPhase? {
-    guard entry.follows(event.gesture, fingers: event.fingers) else { return nil }
+    guard event.sequence > sequenceBefore, entry.follows(event.gesture, fingers: event.fingers) else { return nil }
     let phase = nextPhase(for: event)
     if phase != nil { last = event }
     return phase

@@ -18,9 +18,10 @@ import Synchronization
 /// Every `on…` call and `region` throws what `gestured check` would say about the same
 /// binding or region in a config, at the call's file, line and column; `warnings` holds what
 /// it would warn about. Calls may come from any thread, before or after `start`. A change
-/// never cancels a gesture in progress: a new binding or view takes touches from the moment
-/// no finger is down and no gesture waits (a tap chain, a long press); a second handler of
-/// a gesture already bound, and a view moved, apply at once.
+/// never cancels a gesture in progress: a new binding, view or handler (a second one of a
+/// gesture already bound too) takes the touch sequences that begin after it, even while
+/// fingers are down elsewhere, and the ones in progress go on with the bindings and
+/// handlers they began with; a view moved applies at once.
 ///
 /// Events are read and recognized on the screen's own serial queue; a batch of firings (the
 /// ones one read of the device produced) reaches `queue` in one `async`, so there is at most
@@ -201,9 +202,11 @@ public final class TouchScreen: Sendable {
       throw GestureDiagnostic(.error, problem, at: site)
     }
     let token = GestureToken(screen: self)
-    let handler = Handler(token: token, deliver: deliver)
     let bound = binding
+    // Stamped and added under the lock the input side publishes `nextSequence` under: the
+    // handler is in its list before any event of the sequences its stamp lets it see.
     let isNew = setup.withLock { setup -> Bool in
+      let handler = Handler(token: token, firstSequence: setup.nextSequence, deliver: deliver)
       if let k = setup.entries.firstIndex(where: { $0.view === view && $0.binding.sameTrigger(as: bound) }) {
         setup.entries[k].handlers.add(handler)
         return false
@@ -241,8 +244,10 @@ public final class TouchScreen: Sendable {
       }
     }
     let token = GestureToken(screen: self)
-    let handler = MotionHandler(token: token, deliver: deliver)
+    // Stamped and added under the lock `nextSequence` is published under (see `add`).
     let isNew = setup.withLock { setup -> Bool in
+      let handler = MotionHandler(
+        token: token, firstSequence: setup.nextSequence, deliver: deliver)
       if let entry = setup.motions.first(where: {
         $0.kind == kind && $0.view === view && $0.fingers == fingers && $0.threshold == threshold
       }) {
@@ -287,13 +292,14 @@ public final class TouchScreen: Sendable {
     if removed { version.add(1, ordering: .releasing) }
   }
 
-  /// What the input side recognizes now, and the version it reflects.
-  func snapshot() -> Snapshot {
+  /// What the input side recognizes now, and the version it reflects. `layout`: the regions
+  /// of a recognizer still busy, kept at their indices (see `Setup.profile`).
+  func snapshot(keeping layout: [RegionSlot] = []) -> Snapshot {
     let version = version.load(ordering: .acquiring)
     return setup.withLock { setup in
-      let (bindings, viewRegions) = setup.bindings()
+      let (bindings, viewRegions, layout) = setup.bindings(keeping: layout)
       return Snapshot(
-        version: version, bindings: bindings, regions: setup.regions, viewRegions: viewRegions,
+        version: version, bindings: bindings, regions: setup.regions, viewRegions: viewRegions, layout: layout,
         motions: setup.motions)
     }
   }
@@ -349,7 +355,8 @@ public final class TouchScreen: Sendable {
 /// One handler of a gesture: `cancel()` it and it is never called again, not even for a
 /// firing already on its way to the queue (when `cancel()` runs on that queue, or before);
 /// `isEnabled = false` skips it until it is enabled again. Neither cancels a gesture in
-/// progress; a handler added or removed applies from the next firing.
+/// progress; a handler added gets the touch sequences that begin after it, not the rest of
+/// one in progress.
 public final class GestureToken: Sendable, Hashable {
   private let cancelled = Atomic<Bool>(false)
   private let enabled = Atomic<Bool>(true)
@@ -408,13 +415,17 @@ public struct PanelDimensions: Hashable, Sendable {
 
 /// What a firing's handler learns beside the event.
 struct Firing: Sendable {
-  var regions: [ScreenRegion]
+  /// The named region of each of the profile's regions (nil for a view's).
+  var regions: [ScreenRegion?]
   var view: TouchView?
 }
 
 /// A handler and its token.
 struct Handler: Sendable {
   var token: GestureToken
+  /// The first touch sequence (`Setup.nextSequence`) whose firings it gets: one in
+  /// progress when it was added goes on without it.
+  var firstSequence: Int
   var deliver: @Sendable (GestureEvent, Firing) -> Void
 }
 
@@ -456,9 +467,21 @@ struct Snapshot {
   var version: Int
   var bindings: GestureBindings<Entry>
   var regions: [ScreenRegion]
-  /// The profile's region of each view (by view id); the views' regions follow the named ones.
+  /// The profile's region of each view (by view id).
   var viewRegions: [Int: Int]
+  /// What each of the profile's regions is.
+  var layout: [RegionSlot]
   var motions: [MotionEntry]
+}
+
+/// One region of a profile the library makes.
+enum RegionSlot: Equatable {
+  /// The named region with this index (`ScreenRegion.index`).
+  case named(Int)
+  /// The view with this id.
+  case view(Int)
+  /// The region of a view removed while a sequence in it may go on: nothing lands in it.
+  case empty
 }
 
 /// Everything made in code, as a config would give it.
@@ -481,16 +504,52 @@ struct Setup: Sendable {
   var simultaneous = GestureKindSet()
   var groupSite: CallSite?
   var thresholds = GestureThresholds()
+  /// The number the input side will give the next touch sequence, counted across every
+  /// recognizer the screen has had: a handler added now gets that sequence and the later
+  /// ones, never one already begun.
+  var nextSequence = 1
+  /// The number the input side will give the next contact landing on a view, for the touch
+  /// handlers as `nextSequence` is for the others.
+  var nextLanding = 1
 
   /// The profile: the named regions, then one independent region per view (with no area:
-  /// the router puts landings in it), and every binding with its view's region.
-  func profile() -> (Profile, viewRegions: [Int: Int]) {
+  /// the router puts landings in it), and every binding with its view's or named region.
+  ///
+  /// `previous`: the regions of a profile whose sequences may still be in progress; they
+  /// keep their indices, a view removed since leaving a region that nothing lands in, and
+  /// the named regions and views made since come after them (a view's region has no area,
+  /// so a named region after it is tried as it would be before it).
+  func profile(keeping previous: [RegionSlot] = []) -> (Profile, viewRegions: [Int: Int], layout: [RegionSlot]) {
     var profile = Profile(name: "TouchScreen")
     profile.rotation = GestureCore.Rotation(rawValue: rotation.rawValue) ?? .none
     profile.size = size.map { PanelSize(width: $0.width, height: $0.height) }
-    profile.regions = regions.map { Region(name: $0.name, area: $0.area) }
+    var layout: [RegionSlot] = []
+    var named = Set<Int>()
+    var placed = Set<Int>()
+    for slot in previous {
+      switch slot {
+      case .named(let index): named.insert(index)
+      case .view(let id) where views.contains(where: { $0.id == id }): placed.insert(id)
+      case .view, .empty:
+        layout.append(.empty)
+        continue
+      }
+      layout.append(slot)
+    }
+    layout += regions.indices.filter { !named.contains($0) }.map { .named($0) }
+    layout += views.filter { !placed.contains($0.id) }.map { .view($0.id) }
     var viewRegions: [Int: Int] = [:]
-    for view in views {
+    var namedRegions = [Int](repeating: 0, count: regions.count)
+    for slot in layout {
+      guard case .view(let id) = slot, let view = views.first(where: { $0.id == id }) else {
+        if case .named(let index) = slot {
+          namedRegions[index] = profile.regions.count
+          profile.regions.append(Region(name: regions[index].name, area: regions[index].area))
+        } else {
+          profile.regions.append(Region(name: "", area: Area(x: 0, y: 0, width: 0, height: 0), independent: true))
+        }
+        continue
+      }
       viewRegions[view.id] = profile.regions.count
       // A view's group is its own: pan, pinch and rotate of a transform handler join it, and
       // a view without one keeps the screen's.
@@ -509,6 +568,8 @@ struct Setup: Sendable {
       if let view = entry.view {
         binding.region = viewRegions[view.id]
         binding.firesAtOnce = binding.gesture == .tap && binding.taps == 1 && singleTapAtOnce.contains(view.id)
+      } else if let region = binding.region, namedRegions.indices.contains(region) {
+        binding.region = namedRegions[region]
       }
       return binding
     }
@@ -531,13 +592,15 @@ struct Setup: Sendable {
       }
     }
     profile.location = site.location
-    return (profile, viewRegions)
+    return (profile, viewRegions, layout)
   }
 
-  func bindings() -> (GestureBindings<Entry>, viewRegions: [Int: Int]) {
-    let (profile, viewRegions) = profile()
+  func bindings(keeping previous: [RegionSlot] = []) -> (
+    GestureBindings<Entry>, viewRegions: [Int: Int], layout: [RegionSlot]
+  ) {
+    let (profile, viewRegions, layout) = profile(keeping: previous)
     let recognition = recognitionBindings(viewRegions).map { Entry(binding: $0, view: nil, handlers: HandlerList()) }
-    return (GestureBindings(profile: profile, handlers: entries + recognition), viewRegions)
+    return (GestureBindings(profile: profile, handlers: entries + recognition), viewRegions, layout)
   }
 
   /// What makes the core recognize, in every direction, the kinds the motion handlers follow.

@@ -32,16 +32,30 @@ public struct Touch: Sendable, Hashable {
 /// A touch handler and its token.
 struct TouchHandler: Sendable {
   var token: GestureToken
+  /// The first landing (`Setup.nextLanding`) whose contact it follows: a contact down when it
+  /// was added goes on without it.
+  var firstLanding: Int
   var deliver: @Sendable (Touch) -> Void
 }
 
 extension TouchView {
-  /// Calls `handler` for every contact of the view: when it lands, moves, lifts or is
-  /// cancelled. Adding or removing it changes no gesture in progress.
+  /// Calls `handler` for every contact of the view that lands from now on: when it lands,
+  /// moves, lifts or is cancelled (a contact already down goes on without it). Adding or
+  /// removing it changes no gesture in progress.
   @discardableResult
   public func onTouch(_ handler: @escaping @Sendable (Touch) -> Void) -> GestureToken {
     let token = GestureToken(screen: owner)
-    touchHandlers.withLock { $0.append(TouchHandler(token: token, deliver: handler)) }
+    let add = { (firstLanding: Int) in
+      let stamped = TouchHandler(token: token, firstLanding: firstLanding, deliver: handler)
+      self.touchHandlers.withLock { $0.append(stamped) }
+    }
+    // Stamped and added under the lock the input side numbers landings under: the handler
+    // is in its view's list before the down of any contact its stamp lets it follow.
+    if let owner {
+      owner.setup.withLock { add($0.nextLanding) }
+    } else {
+      add(0)
+    }
     owner?.touchHandlerCount.add(1, ordering: .releasing)
     return token
   }
@@ -60,7 +74,8 @@ extension TouchView {
 
 /// Which view each contact down belongs to, for the touch handlers: the input side's.
 struct ContactViews {
-  private var contacts: [(id: UInt32, view: TouchView)] = []
+  /// Each with its landing's number (`Setup.nextLanding`).
+  private var contacts: [(id: UInt32, view: TouchView, landing: Int)] = []
 
   /// The touches `frame` makes for the views' touch handlers, each with its handlers.
   mutating func touches(
@@ -69,21 +84,28 @@ struct ContactViews {
     for change in frame.changes {
       let position = Position(x: change.position.clamped.x, y: change.position.clamped.y)
       let view: TouchView
+      let landing: Int
       let phase: Touch.Phase
       switch change.phase {
       case .began:
         // The router asked the same just before, with the frames as they are now.
         guard let found = screen.view(at: position) else { continue }
-        contacts.append((change.id, found))
+        // Numbered before the handlers are read, so that one added since has a later stamp.
+        landing = screen.setup.withLock { setup in
+          defer { setup.nextLanding += 1 }
+          return setup.nextLanding
+        }
+        contacts.append((change.id, found, landing))
         view = found
         phase = .down
       case .moved:
         guard let found = contacts.first(where: { $0.id == change.id }) else { continue }
-        view = found.view
+        (view, landing) = (found.view, found.landing)
         phase = .moved
       case .ended, .cancelled:
         guard let index = contacts.firstIndex(where: { $0.id == change.id }) else { continue }
-        view = contacts.remove(at: index).view
+        (view, landing) = (contacts[index].view, contacts[index].landing)
+        contacts.remove(at: index)
         phase = change.phase == .ended ? .up : .cancelled
       }
       let handlers = view.touchHandlers.withLock { $0 }
@@ -92,14 +114,14 @@ struct ContactViews {
       let touch = Touch(
         id: change.id, phase: phase, position: position, positionInView: frameNow.relative(position),
         time: .microseconds(frame.time.microseconds), view: view)
-      for handler in handlers { out.append(.touch(handler, touch)) }
+      for handler in handlers where handler.firstLanding <= landing { out.append(.touch(handler, touch)) }
     }
   }
 
   /// The view went: its contacts are cancelled.
   mutating func removeView(_ id: Int, at time: Timestamp, into out: inout [DeliveryItem]) {
     for contact in contacts where contact.view.id == id {
-      for handler in contact.view.touchHandlers.withLock({ $0 }) {
+      for handler in contact.view.touchHandlers.withLock({ $0 }) where handler.firstLanding <= contact.landing {
         out.append(
           .touch(
             handler,

@@ -82,3 +82,42 @@ struct SingleTapAtOnceTests {
       ])
   }
 }
+
+@Suite("Replacing a profile")
+struct ReplaceProfileTests {
+  let placeless = Area(x: 0, y: 0, width: 0, height: 0)
+
+  @Test func sequencesInProgressKeepTheirProfileAndTheNextOnesTakeTheNew() throws {
+    let regions = [
+      Region(name: "a", area: placeless, independent: true), Region(name: "b", area: placeless, independent: true),
+    ]
+    var e = try #require(
+      DeviceEngine(device: TestPanel.device, profile: profile([bind(.tap, region: 0)], regions: regions)))
+    e.landingRouter = { $0.x < 0.5 ? 0 : 1 }
+    var out: [GestureEvent] = []
+    var t = Touches()
+    t.down(1, 40, 50, at: 0)
+    let landing = t.events.count
+    t.down(2, 160, 50, at: 20)
+    t.up(2, at: 90)
+    t.up(1, at: 120)
+    t.tap(40, 50, at: 1000)
+    for event in t.events[..<landing] { e.handle(event, into: &out) }
+    // Region a's tap moves to index 1 and region b gains one, while a finger is down in a.
+    #expect(e.profileGeneration == 0)
+    e.replaceProfile(profile([bind(.tap, region: 1), bind(.tap, region: 0)], regions: regions))
+    #expect(e.profileGeneration == 1)
+    // The sequence in progress in a may still fire with the first profile.
+    #expect(e.oldestGenerationInUse == 0)
+    for event in t.events[landing...] { e.handle(event, into: &out) }
+    #expect(e.oldestGenerationInUse == 1)
+    e.finish(at: t.events.last!.time, into: &out)
+    // b's tap and the next one in a: the new profile's indices; the tap in progress in a:
+    // the old profile's.
+    #expect(out.map(\.binding) == [0, 0, 1])
+    #expect(out.map(\.region) == [1, 0, 0])
+    #expect(out.map(\.time.microseconds) == [90_000, 120_000, 1_080_000])
+    // Each says which profile's indices it carries.
+    #expect(out.map(\.profileGeneration) == [1, 0, 1])
+  }
+}

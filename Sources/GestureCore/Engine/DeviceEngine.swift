@@ -5,7 +5,8 @@
 /// event stamped at or before T, so live reading and replay agree.
 public struct DeviceEngine {
   public let device: DeviceDescription
-  public let profile: Profile
+  /// What sequences that begin from now on recognize (`replaceProfile`).
+  public private(set) var profile: Profile
   public let geometry: PanelGeometry
   /// What makes a contact a palm on this panel (`palm-size`), for recognition and the forward gate.
   public let palmRule: PalmRule
@@ -78,6 +79,27 @@ public struct DeviceEngine {
     get { arbiter.landingRouter }
     set { arbiter.landingRouter = newValue }
   }
+  /// Recognizes `newProfile` in the touch sequences that begin from now on, while the ones
+  /// in progress go on with the profile they began with (their events keep its binding and
+  /// region indices): a change that never cancels a gesture. `newProfile` keeps the old
+  /// profile's regions at their indices and its panel (rotation, size, palm size); it may
+  /// add regions and change bindings and thresholds.
+  public mutating func replaceProfile(_ newProfile: Profile) {
+    profile = newProfile
+    arbiter.replaceProfile(newProfile)
+  }
+
+  /// Counts `replaceProfile` calls: the generation of the profile the sequences that begin
+  /// from now on recognize (`GestureEvent.profileGeneration`).
+  public var profileGeneration: Int { arbiter.profileGeneration }
+
+  /// The oldest profile generation a sequence in progress (contacts down, a tap chain
+  /// waiting) may still fire with; `profileGeneration` when none is in progress.
+  public var oldestGenerationInUse: Int { arbiter.oldestGenerationInUse }
+
+  /// The number of the last touch sequence begun; every later one's is greater.
+  public var lastSequenceNumber: Int { arbiter.lastSequenceNumber }
+
   /// Stream events since the last `clearStreamEvents()`, in order.
   public var streamEvents: [GestureStreamEvent] { arbiter.streamEvents }
   public mutating func clearStreamEvents() { arbiter.streamEvents.removeAll(keepingCapacity: true) }

@@ -23,20 +23,24 @@ struct GestureArbiter {
 
   static let maxContacts = 64
 
-  let profile: Profile
+  /// What sequences that begin from now on recognize (`replaceProfile`).
+  private(set) var profile: Profile
   let geometry: PanelGeometry
-  private let stuckContact: Microseconds
+  private var stuckContact: Microseconds
   /// `tap-slop` for the per-frame comparisons, without a square root.
-  private let slopLimit: DistanceLimit
+  private var slopLimit: DistanceLimit
   /// What a new sequence of an independent region is made with.
-  private let index: BindingIndex
+  private var index: BindingIndex
   /// Whether each region is independent; empty when none is.
-  private let independentRegions: [Bool]
+  private var independentRegions: [Bool]
   /// Decides, instead of the regions' areas, which independent region a contact landing at a
   /// point (0...1 as the user sees the panel) joins; nil from it (or a region that is not
   /// independent): the shared sequence. The library's views move, so their regions have no fixed area.
   var landingRouter: (@Sendable (Point) -> Int?)?
-  private let hasIndependentRegions: Bool
+  private var hasIndependentRegions: Bool
+  /// Counts `replaceProfile` calls: a sequence value made before the last one is remade
+  /// before it begins a sequence.
+  private(set) var profileGeneration = 0
   /// Whether the sequences report more than firings (trace, records, dispositions, stream),
   /// which `flush` then moves here.
   private var sequencesReport = false
@@ -130,11 +134,56 @@ struct GestureArbiter {
     independentRegions = profile.regions.contains(where: \.independent) ? profile.regions.map(\.independent) : []
     hasIndependentRegions = !independentRegions.isEmpty
     shared = SequenceArbiter(profile: profile, geometry: geometry, index: index)
+    shared.generation = profileGeneration
     contacts.reserveCapacity(Self.maxContacts)
     independent.reserveCapacity(min(independentRegions.count { $0 }, Self.maxContacts))
     sequencesReport = profile.forward
     nextDeadline = earliestDue()
   }
+
+  /// Recognizes `newProfile` in the sequences that begin from now on; the sequences in
+  /// progress (their contacts, their tap chains) keep the profile they began with, and their
+  /// events the binding and region indices of it. The new profile keeps the old one's
+  /// regions at their indices (it may add more): a landing in a region whose sequence is in
+  /// progress joins that sequence. The thresholds of contacts (stuck contact, slop) apply to
+  /// every contact from now on.
+  mutating func replaceProfile(_ newProfile: Profile) {
+    profile = newProfile
+    stuckContact = newProfile.thresholds.stuckContact
+    slopLimit = DistanceLimit(newProfile.thresholds.tapSlop.millimetres(diagonal: geometry.diagonal))
+    index = BindingIndex(profile: newProfile, maxFingers: TouchSequence.maxFingers)
+    let independent = newProfile.regions.contains(where: \.independent)
+    independentRegions = independent ? newProfile.regions.map(\.independent) : []
+    // Sequences of the old profile's independent regions may still be in progress.
+    hasIndependentRegions = hasIndependentRegions || independent
+    profileGeneration += 1
+    if shared.isDone { shared = newSequence() }
+    for k in self.independent.indices where self.independent[k].route == nil { self.independent[k] = newSequence() }
+    updateSequencesReport()
+    nextDeadline = earliestDue()
+  }
+
+  /// A sequence value of the current profile, reporting what the arbiter reports.
+  private func newSequence() -> SequenceArbiter {
+    var sequence = SequenceArbiter(profile: profile, geometry: geometry, index: index)
+    sequence.generation = profileGeneration
+    sequence.now = now
+    sequence.tracer.isOn = tracer.isOn
+    sequence.tracer.keepsRecords = tracer.keepsRecords
+    sequence.reportsStream = reportsStream
+    return sequence
+  }
+
+  /// The oldest profile generation a sequence not done may still fire with; the current one
+  /// when every sequence is done.
+  var oldestGenerationInUse: Int {
+    var oldest = shared.isDone ? profileGeneration : shared.generation
+    for sequence in independent where sequence.route != nil { oldest = min(oldest, sequence.generation) }
+    return oldest
+  }
+
+  /// The number of the last touch sequence begun; the next one's is greater.
+  var lastSequenceNumber: Int { lastSequence }
 
   private mutating func updateSequencesReport() {
     sequencesReport = tracer.isOn || tracer.keepsRecords || reportsStream || profile.forward
@@ -302,6 +351,7 @@ struct GestureArbiter {
     let k = route(of: change.position)
     contacts.append(Contact(id: change.id, anchor: change.position, anchorTime: now, sequence: k))
     if k == 0 {
+      if shared.generation != profileGeneration, shared.isDone { shared = newSequence() }
       shared.liveContacts += 1
       if shared.began(change, number: &lastSequence, into: &output) { frameSequence = lastSequence }
     } else {
@@ -335,15 +385,12 @@ struct GestureArbiter {
     }
     if let k = independent.firstIndex(where: { $0.route == region }) { return k + 1 }
     if let k = independent.firstIndex(where: { $0.route == nil }) {
+      if independent[k].generation != profileGeneration { independent[k] = newSequence() }
       independent[k].route = region
       return k + 1
     }
-    var sequence = SequenceArbiter(profile: profile, geometry: geometry, index: index)
+    var sequence = newSequence()
     sequence.route = region
-    sequence.now = now
-    sequence.tracer.isOn = tracer.isOn
-    sequence.tracer.keepsRecords = tracer.keepsRecords
-    sequence.reportsStream = reportsStream
     independent.append(sequence)
     return independent.count
   }

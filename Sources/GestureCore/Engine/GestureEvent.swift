@@ -46,11 +46,15 @@ public struct GestureEvent: Hashable, Sendable {
   public var region: Int?
   /// Why the steps ended: set on `.end` events only.
   public var endReason: EndReason?
+  /// The engine's profile generation (`DeviceEngine.profileGeneration`) whose binding and
+  /// region indices this carries: a sequence in progress at `replaceProfile` keeps its own.
+  public var profileGeneration: Int
 
   public init(
     time: Timestamp, binding: Int, gesture: GestureKind, phase: Phase = .oneShot, sequence: Int = 0,
     fingers: Int, taps: Int = 1, direction: Direction? = nil, scale: Double? = nil, angle: Double? = nil,
-    dx: Double? = nil, dy: Double? = nil, position: Point, region: Int?, endReason: EndReason? = nil
+    dx: Double? = nil, dy: Double? = nil, position: Point, region: Int?, endReason: EndReason? = nil,
+    profileGeneration: Int = 0
   ) {
     self.time = time
     self.binding = binding
@@ -67,6 +71,7 @@ public struct GestureEvent: Hashable, Sendable {
     self.position = position
     self.region = region
     self.endReason = endReason
+    self.profileGeneration = profileGeneration
   }
 
   /// The K of a step, nil otherwise.

@@ -28,6 +28,8 @@ struct SequenceArbiter {
   /// The independent region this value serves, nil for the panel's shared sequence and for
   /// a value of the pool that serves none now.
   var route: Int?
+  /// The arbiter's profile generation this value was made for (`replaceProfile`).
+  var generation = 0
   /// The sequence's contacts not dropped: counted by `GestureArbiter` as they land, lift
   /// and are dropped.
   var liveContacts = 0
@@ -605,7 +607,7 @@ struct SequenceArbiter {
     output.append(
       GestureEvent(
         time: now, binding: binding, gesture: chainKind, sequence: sequence.number, fingers: waiting.fingers, taps: 1,
-        position: waiting.position.clamped, region: waiting.region))
+        position: waiting.position.clamped, region: waiting.region, profileGeneration: generation))
   }
 
   /// Fires a finished tap chain's binding for exactly its count, if one is bound.
@@ -623,7 +625,7 @@ struct SequenceArbiter {
     output.append(
       GestureEvent(
         time: now, binding: binding, gesture: chainKind, sequence: sequence.number, fingers: chain.fingers,
-        taps: chain.taps, position: chain.position.clamped, region: chain.region))
+        taps: chain.taps, position: chain.position.clamped, region: chain.region, profileGeneration: generation))
   }
 
   /// After a frame: the continuous gestures follow the fingers, step levels follow them,
@@ -741,7 +743,7 @@ struct SequenceArbiter {
     var event = GestureEvent(
       time: now, binding: binding, gesture: gesture, phase: phase, sequence: sequence.number,
       fingers: sequence.fingerCount, direction: direction, position: sequence.firstDown.clamped,
-      region: sequence.region)
+      region: sequence.region, profileGeneration: generation)
     recognizers.report(gesture, into: &event)
     if gesture == recognitionKind, phase != .oneShot, let reference = recognitionReference {
       (event.dx, event.dy) = track.offset(from: reference, geometry: geometry)

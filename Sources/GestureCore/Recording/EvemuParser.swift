@@ -65,6 +65,11 @@ public struct EvemuStreamParser {
   /// Longer lines are refused rather than buffered without bound (evemu-record's are under
   /// 100 bytes; a description line of 8-byte masks under 200).
   public static let maximumLineLength = 1 << 20
+  /// The shortest event line evemu-record writes (`E: 0.000000 0000 0000 0` and its
+  /// newline): a piece holds at most its size over this many events.
+  static let shortestEventLine = 24
+  /// Room kept for a line split between two pieces: longer than any line evemu-record writes.
+  static let splitLineCapacity = 512
 
   private var parser: EvemuFileParser
   /// The start of a line the previous piece did not finish.
@@ -99,6 +104,9 @@ public struct EvemuStreamParser {
   public mutating func feed(
     _ piece: UnsafeBufferPointer<UInt8>, describedEvents events: ([RawEvent], DeviceDescription?) -> Void
   ) throws(RecordingError) {
+    // The batch takes a whole piece's events without growing while it is parsed, so that
+    // reading does not allocate between the frames already handed over.
+    if parser.keepsEvents { parser.events.reserveCapacity(piece.count / Self.shortestEventLine + 1) }
     if !started {
       partialLine.append(contentsOf: piece)
       guard partialLine.count >= 3 else { return }
@@ -106,19 +114,22 @@ public struct EvemuStreamParser {
       if partialLine[0] == 0xEF, partialLine[1] == 0xBB, partialLine[2] == 0xBF { partialLine.removeFirst(3) }
       let first = partialLine
       partialLine = []
+      // The piece's last line, if split, is completed by the next piece in this room.
+      partialLine.reserveCapacity(Self.splitLineCapacity)
       try first.withUnsafeBufferPointer { (buffer) throws(RecordingError) in try parse(buffer, final: false) }
     } else if !partialLine.isEmpty {
       // Complete the split line on its own, then go on in the piece itself.
       let newline = piece.firstIndex(of: ASCII.newline)
       partialLine.append(contentsOf: UnsafeBufferPointer(rebasing: piece[..<(newline.map { $0 + 1 } ?? piece.count)]))
       guard let newline else { return try checkPartialLineLength() }
-      // Moved out while parsed (parse appends to `partialLine`), then back with its capacity:
-      // no allocation per piece.
-      var line = partialLine
-      partialLine = []
+      // Swapped out while parsed (parse appends to `partialLine`), then back with its
+      // capacity, not assigned: a second reference left in `line` would make the next
+      // append copy the buffer, an allocation per piece.
+      var line: [UInt8] = []
+      swap(&line, &partialLine)
       try line.withUnsafeBufferPointer { (buffer) throws(RecordingError) in try parse(buffer, final: true) }
       line.removeAll(keepingCapacity: true)
-      partialLine = line
+      swap(&line, &partialLine)
       try parse(UnsafeBufferPointer(rebasing: piece[(newline + 1)...]), final: false)
     } else {
       try parse(piece, final: false)
