@@ -113,6 +113,8 @@ struct RecognizerTable {
   mutating func recognizeIfCrossed(
     _ kind: GestureKind, _ bound: [BindingIndex.Continuous], limits: RecognitionLimits, trace: inout Tracer
   ) -> Direction? {
+    // Inlined: each kind's call then holds its measure's test alone.
+    @inline(__always)
     func attempt<M>(_ r: inout ContinuousRecognizer<M>) -> Direction? {
       guard r.isTracking, let direction = r.measure?.crossed(bound, limits: limits) else { return nil }
       trace.record(M.kind.rawValue, r.recognize(direction))
