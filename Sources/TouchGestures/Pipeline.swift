@@ -209,7 +209,8 @@ struct Pipeline {
         if let view, view.isRemoved { continue }
         let firing = Firing(regions: regions, view: view)
         let handlers = entry.handlers.all
-        for handler in handlers where sees(event.sequence, from: handler.firstSequence) {
+        // A multi-tap began at its first tap: a handler added between its taps waits for the next.
+        for handler in handlers where sees(event.firstSequence, from: handler.firstSequence) {
           outbox.append(.firing(handler, event, firing))
         }
         if let view, !handlers.isEmpty { view.publish(ViewEvent(event, firing)) }

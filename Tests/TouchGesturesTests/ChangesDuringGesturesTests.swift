@@ -364,6 +364,29 @@ struct ChangesDuringGesturesTests {
     #expect(seen.all == ["a 2 taps"])
   }
 
+  @Test("a handler added between the taps of a double tap gets the next double tap, not that one")
+  func handlerAddedBetweenTaps() async throws {
+    let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
+    let seen = Seen()
+    let a = screen.addView("a", frame: left)
+    let b = screen.addView("b", frame: right)
+    try a.onTap(taps: 2) { _ in seen.add("first") }
+    let added = Atomic<Bool>(false)
+    // The tap on b, between a's first two taps, adds a second double-tap handler on a.
+    screen.setHitTest { position in
+      guard position.x > 0.5 else { return a }
+      if !added.exchange(true, ordering: .relaxed) { _ = try? a.onTap(taps: 2) { _ in seen.add("second") } }
+      return b
+    }
+    _ = try await replay(
+      panel + """
+        tap at=100ms x=0.25 y=0.5 taps=2 gap=150ms
+        tap at=230ms x=0.75 y=0.5
+        tap at=1500ms x=0.25 y=0.5 taps=2 gap=150ms
+        """, on: screen)
+    #expect(seen.all == ["first", "first", "second"])
+  }
+
   @Test("a touch handler added while a finger is down on its view follows the next contacts, not that one")
   func touchHandlerAddedDuringContact() async throws {
     let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))

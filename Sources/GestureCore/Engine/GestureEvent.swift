@@ -28,6 +28,9 @@ public struct GestureEvent: Hashable, Sendable {
   /// The device's touch sequence this came from, counted from 1 since the engine began:
   /// steps of one sequence and kind form one ordered stream.
   public var sequence: Int
+  /// The touch sequence the gesture began in: a multi-tap's first tap's (`sequence` is its
+  /// last tap's); `sequence` for every other gesture.
+  public var firstSequence: Int
   public var fingers: Int
   /// Taps in the sequence (1 for everything but multi-taps).
   public var taps: Int
@@ -54,13 +57,14 @@ public struct GestureEvent: Hashable, Sendable {
     time: Timestamp, binding: Int, gesture: GestureKind, phase: Phase = .oneShot, sequence: Int = 0,
     fingers: Int, taps: Int = 1, direction: Direction? = nil, scale: Double? = nil, angle: Double? = nil,
     dx: Double? = nil, dy: Double? = nil, position: Point, region: Int?, endReason: EndReason? = nil,
-    profileGeneration: Int = 0
+    profileGeneration: Int = 0, firstSequence: Int? = nil
   ) {
     self.time = time
     self.binding = binding
     self.gesture = gesture
     self.phase = phase
     self.sequence = sequence
+    self.firstSequence = firstSequence ?? sequence
     self.fingers = fingers
     self.taps = taps
     self.direction = direction

@@ -571,7 +571,7 @@ struct SequenceArbiter {
       let highest = index.sequence(region: sequence.region, fingers: fingers).highestTaps
       let action = chain.tapped(
         fingers: fingers, region: sequence.region, position: sequence.firstDown, centroid: sequence.downCentroid,
-        at: now, highestBound: highest)
+        at: now, highestBound: highest, sequence: sequence.number)
       fireSingleTapAtOnce(into: &output)
       finish(action, into: &output)
     }
@@ -625,7 +625,8 @@ struct SequenceArbiter {
     output.append(
       GestureEvent(
         time: now, binding: binding, gesture: chainKind, sequence: sequence.number, fingers: chain.fingers,
-        taps: chain.taps, position: chain.position.clamped, region: chain.region, profileGeneration: generation))
+        taps: chain.taps, position: chain.position.clamped, region: chain.region, profileGeneration: generation,
+        firstSequence: chain.firstSequence))
   }
 
   /// After a frame: the continuous gestures follow the fingers, step levels follow them,

@@ -25,6 +25,8 @@ struct MultiTapRecognizer {
     /// The first tap's fingers' mean down position (what later taps are measured from).
     var centroid: Point
     var lastRelease: Timestamp
+    /// The touch sequence of its first tap.
+    var firstSequence: Int
   }
 
   enum State: Equatable, CustomStringConvertible {
@@ -89,7 +91,8 @@ struct MultiTapRecognizer {
   /// A tap completed. `highestBound` is the most taps any binding wants for a chain of
   /// this finger count in this region.
   mutating func tapped(
-    fingers: Int, region: Int?, position: Point, centroid: Point, at time: Timestamp, highestBound: Int
+    fingers: Int, region: Int?, position: Point, centroid: Point, at time: Timestamp, highestBound: Int,
+    sequence: Int = 0
   ) -> Action {
     var chain: Chain
     if case .continuing(var continued) = state {
@@ -99,7 +102,7 @@ struct MultiTapRecognizer {
     } else {
       chain = Chain(
         fingers: fingers, taps: 1, region: region, position: position, centroid: centroid,
-        lastRelease: time)
+        lastRelease: time, firstSequence: sequence)
     }
     if chain.taps >= highestBound {
       state = .idle
