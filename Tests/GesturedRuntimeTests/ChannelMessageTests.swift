@@ -202,4 +202,30 @@ struct ChannelMessageTests {
     #expect(old == ConfigIdentity(of: Array("bindings: [{ gesture: tap, run: a }]".utf8)))
     #expect(old != ConfigIdentity(of: Array("bindings: [{ gesture: tap, run: b }]".utf8)))
   }
+
+  @Test func theRecognizerSendsDeviceNamesTheLauncherAccepts() throws {
+    let hostile = "x\n<3>forged" + String(repeating: "é", count: 200)
+    let name = ChannelFiring.sendable(hostile, maximumLength: ChannelMessage.maximumDeviceNameLength)
+    #expect(name.hasPrefix("x\\n<3>forged"))
+    #expect(name.utf8.count <= ChannelMessage.maximumDeviceNameLength)
+    let bytes = ChannelMessage.fired(firing(deviceName: name)).encoded()
+    #expect(try launcherRequest(for: bytes).get()?.environment.variables["GESTURED_DEVICE"] == name)
+    #expect(ChannelFiring.sendable("", maximumLength: 8) == "?")
+  }
+
+  @Test func theRecognizerSubcommandTakesOnlyWhatTheLauncherWrites() {
+    let parsed = Invocation.parse(["__recognizer", "--config", "/etc/g.yaml", "--config-identity", "12:34"])
+    guard case .recognizer(let options) = parsed else {
+      Issue.record("not the recognizer: \(parsed)")
+      return
+    }
+    #expect(options.configPath == "/etc/g.yaml")
+    #expect(options.expectedIdentity == ConfigIdentity(length: 12, hash: 34))
+    for arguments in [["__recognizer"], ["__recognizer", "--config-identity", "12"], ["__recognizer", "--pretty"]] {
+      guard case .usageError = Invocation.parse(arguments) else {
+        Issue.record("accepted: \(arguments)")
+        continue
+      }
+    }
+  }
 }

@@ -486,3 +486,18 @@ extension ChannelFiring {
     return self
   }
 }
+
+extension ChannelFiring {
+  /// `text` as the decoder accepts it: control characters escaped, cut to `maximumLength`
+  /// bytes at a character's end, never empty.
+  public static func sendable(_ text: String, maximumLength: Int) -> String {
+    var kept = ""
+    var length = 0
+    for character in text.escapingControlCharacters() {
+      length += character.utf8.count
+      guard length <= maximumLength else { break }
+      kept.append(character)
+    }
+    return kept.isEmpty ? "?" : kept
+  }
+}

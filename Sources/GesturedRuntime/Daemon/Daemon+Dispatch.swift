@@ -72,6 +72,13 @@ extension Daemon {
     switch mode {
     case .actions:
       runner?.fire(event, of: table)
+    case .recognizer:
+      sendToLauncher(
+        .fired(
+          ChannelFiring(
+            generation: generation, profile: table.profileIndex, event: event,
+            deviceName: ChannelFiring.sendable(table.deviceName, maximumLength: ChannelMessage.maximumDeviceNameLength),
+            devnode: ChannelFiring.sendable(table.devnode, maximumLength: ChannelMessage.maximumDevnodeLength))))
     case .monitor:
       guard let firing = table.firing(for: event) else {
         logger.error("\(table.devnode): a gesture named a binding the profile does not have (a bug)")
@@ -102,6 +109,8 @@ extension Daemon {
       switch mode {
       case .monitor:
         logger.info("\(devnode): a touch woke the panel; not forwarded")
+      case .recognizer:
+        logger.warning("\(devnode): a touch woke the panel; wake actions do not run in the two-process service yet")
       case .actions:
         var request = ActionRunner.Request(
           key: "\(devnode)#wake", label: label, command: wake.run ?? "",
