@@ -311,3 +311,5 @@ long gestured_seqpacket_receive(int fd, void *buffer, size_t capacity) {
 }
 
 int gestured_no_new_privileges(void) { return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 ? 0 : -errno; }
+
+int gestured_uinput_reset(int fd) { return ioctl(fd, UI_DEV_DESTROY) == 0 ? 0 : -errno; }

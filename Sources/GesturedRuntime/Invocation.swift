@@ -12,8 +12,9 @@ public enum Invocation: Sendable {
   case daemon(Daemon.Options)
   /// `gestured monitor`: the daemon's recognition on live devices, JSON lines, no actions.
   case monitor(Daemon.Options)
-  /// `gestured __recognizer --config FILE --config-identity LENGTH:HASH [--verbose]`: hidden;
-  /// the launcher starts it, unprivileged, with its channel as descriptor 3.
+  /// `gestured __recognizer --config FILE --config-identity LENGTH:HASH
+  /// [--uinput-descriptors N] [--verbose]`: hidden; the launcher starts it, unprivileged,
+  /// with its channel as descriptor 3 and N /dev/uinput descriptors as 4, 5, ….
   case recognizer(Daemon.Options)
   /// `gestured devices [--config FILE]`: every input node and the profile that takes it.
   case devices(DevicesCommand)
@@ -196,6 +197,11 @@ public enum Invocation: Sendable {
       case "--config":
         guard let path = rest.popFirst() else { return usage }
         options.configPath = path
+      case "--uinput-descriptors":
+        guard let count = rest.popFirst().flatMap({ Int($0) }),
+          (0...Daemon.maximumPooledUinputDescriptors).contains(count)
+        else { return usage }
+        options.uinputDescriptors = count
       case "--config-identity":
         let parts = rest.popFirst()?.split(separator: ":") ?? []
         guard parts.count == 2, let length = UInt64(parts[0]), let hash = UInt64(parts[1]) else { return usage }

@@ -24,6 +24,9 @@ int gestured_evdev_mask_to_contact_changes(int fd);
 /* UI_SET_PHYS on a /dev/uinput fd before its device is created: a function-like ioctl macro
  * with a string, which Swift cannot call. Returns 0 or -errno. */
 int gestured_uinput_set_phys(int fd, const char *phys);
+/* UI_DEV_DESTROY: the descriptor forgets its device (created or half set up) and can set up
+ * a new one. Why C: the request number is a macro Swift does not import. Returns 0 or -errno. */
+int gestured_uinput_reset(int fd);
 
 /* Where libevdev's messages about one device go.
  *

@@ -17,6 +17,8 @@ extension Daemon {
       exit(ExitCode.systemError.rawValue)
     }
     try Confinement.forbidNewPrivileges()
+    UinputPool.use(
+      (0..<Int32(options.uinputDescriptors)).map { Self.recognizerChannelDescriptor + 1 + $0 })
     let socket = SeqPacketSocket(descriptor: Self.recognizerChannelDescriptor)
     channel = socket
     _ = try multiplexer.watch(socket.descriptor) { [unowned self] in self.channelReadable() }

@@ -48,6 +48,9 @@ public final class Daemon: @unchecked Sendable {
     public var continuous: Bool
     /// The recognizer: the config bytes the launcher accepted; it refuses to start on others.
     public var expectedIdentity: ConfigIdentity?
+    /// The recognizer: how many /dev/uinput descriptors for forwarding clones it inherited
+    /// (as 4, 5, …).
+    public var uinputDescriptors = 0
 
     public init(
       configPath: String = Daemon.defaultConfigPath, verbose: Bool = false, pretty: Bool = false,
@@ -63,6 +66,9 @@ public final class Daemon: @unchecked Sendable {
   public static let defaultConfigPath = "/etc/gestured/gestured.yaml"
   /// The recognizer's end of the channel: the launcher hands it over as descriptor 3.
   public static let recognizerChannelDescriptor: Int32 = 3
+  /// The most forwarding clones the recognizer can hold at once: the launcher opens this
+  /// many /dev/uinput descriptors when the config forwards (fewer with a lower max-devices).
+  public static let maximumPooledUinputDescriptors = 16
   /// A deadline honoured later than this (gestured was stopped or starved, or the machine
   /// slept) cancels its gesture instead.
   static let lateDeadlineLimit: Microseconds = 2_000_000

@@ -104,6 +104,9 @@ public final class Launcher: @unchecked Sendable {
   }
 
   func adopt(_ new: Configuration, actions newActions: [ProfileActions]) {
+    if new.profiles.contains(where: \.forward) && !configuration.profiles.contains(where: \.forward) {
+      logger.warning("the new config forwards a panel: restart gestured to give the recognizer /dev/uinput")
+    }
     configuration = new
     actions = newActions
     tables.removeAll()
@@ -144,11 +147,15 @@ public final class Launcher: @unchecked Sendable {
       "gestured", "__recognizer", "--config", options.configPath, "--config-identity",
       "\(identity.length):\(identity.hash)",
     ]
+    let uinput = openUinputDescriptors()
+    defer { for descriptor in uinput { close(descriptor) } }
+    if !uinput.isEmpty { arguments += ["--uinput-descriptors", "\(uinput.count)"] }
     if options.verbose { arguments.append("--verbose") }
     // Only what its log needs: the journal's stream, so its lines keep their priorities.
     let environment = ProcessEnvironment.current().filter { $0.key == "JOURNAL_STREAM" }.map { "\($0.key)=\($0.value)" }
     let process = try ChildProcess.spawn(
-      path: "/proc/self/exe", arguments: arguments, environment: environment, inherited: [recognizerEnd.descriptor],
+      path: "/proc/self/exe", arguments: arguments, environment: environment,
+      inherited: [recognizerEnd.descriptor] + uinput,
       credentials: credentials, noNewPrivileges: true
     ).get()
     recognizerEnd.close()
@@ -161,6 +168,24 @@ public final class Launcher: @unchecked Sendable {
       exit(ExitCode.systemError.rawValue)
     }
     _ = try multiplexer.watch(launcherEnd.descriptor) { [unowned self] in self.channelReadable() }
+  }
+
+  /// /dev/uinput descriptors for the recognizer's forwarding clones, when a profile forwards:
+  /// it cannot open /dev/uinput itself, so it can make no other input device.
+  func openUinputDescriptors() -> [Int32] {
+    guard configuration.profiles.contains(where: \.forward) else { return [] }
+    let count = min(configuration.maximumDevices, Daemon.maximumPooledUinputDescriptors)
+    var descriptors: [Int32] = []
+    for _ in 0..<count {
+      let descriptor = open("/dev/uinput", O_RDWR | O_CLOEXEC)
+      guard descriptor >= 0 else {
+        let error = Errno.current
+        logger.error("cannot open /dev/uinput for forwarding: \(error)\(UinputClone.hint(for: error))")
+        break
+      }
+      descriptors.append(descriptor)
+    }
+    return descriptors
   }
 
   func channelReadable() {
