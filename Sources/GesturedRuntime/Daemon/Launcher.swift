@@ -39,6 +39,7 @@ public final class Launcher: @unchecked Sendable {
   var signals: SignalReceiver?
   var channel: SeqPacketSocket?
   var recognizer: ChildProcess?
+  var watchdogTimer: DeadlineTimer?
   /// One table per device and profile the recognizer reported, remade at each reload.
   var tables: [String: BindingTable] = [:]
   let identity: ConfigIdentity
@@ -100,6 +101,23 @@ public final class Launcher: @unchecked Sendable {
     } catch {
       logger.error("cannot start: \(error)")
       exit(ExitCode.systemError.rawValue)
+    }
+    startWatchdog()
+  }
+
+  /// WATCHDOG=1 at once, then every `watchdogInterval`, from the launcher's event loop (the
+  /// main process is the one systemd watches); the recognizer's loop is not watched.
+  func startWatchdog() {
+    guard let notifier, let interval = notifier.watchdogInterval else { return }
+    do {
+      let watchdog = try DeadlineTimer(multiplexer: multiplexer) { [unowned self] in
+        notifier.watchdog()
+        self.watchdogTimer?.schedule(at: MonotonicClock.now() + interval)
+      }
+      watchdog.schedule(at: MonotonicClock.now())
+      watchdogTimer = watchdog
+    } catch {
+      logger.error("cannot start the watchdog timer, systemd will restart gestured: \(error)")
     }
   }
 
