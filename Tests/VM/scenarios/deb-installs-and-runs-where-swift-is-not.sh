@@ -46,6 +46,16 @@ for dir in /usr /etc /var; do
     || fail "$dir is not writable in the guest (virtme-ng's overlay)"
 done
 
+# postinst creates the user gestured; useradd replaces /etc/passwd, /etc/shadow, … by
+# rename, which fails on a file the VM has mounted over. In this scenario's own mount
+# namespace such a mount is taken away, showing the overlay's file below it.
+for file in /etc/passwd /etc/shadow /etc/group /etc/gshadow; do
+  if mountpoint -q "$file"; then
+    note "$file is a mount point ($(findmnt -n -o SOURCE,FSTYPE "$file" | tr '\n' ' ')): unmounted here"
+    umount "$file" || fail "cannot unmount $file"
+  fi
+done
+
 # man-db's trigger would rebuild the index of every manual page on the machine: minutes
 # under TCG. Without this file (the guest's overlay copy) the trigger does nothing.
 rm -f /var/lib/man-db/auto-update
