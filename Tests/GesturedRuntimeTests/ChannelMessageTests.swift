@@ -9,6 +9,8 @@ private let launcherConfigText = """
   devices:
     - name: entrance
       match: { name: "Entrance Panel" }
+      forward: true
+      wake: { after: 60s, run: "screen-on" }
       regions:
         - { name: help, area: { x: 0.8, y: 0.8, width: 0.2, height: 0.2 } }
       bindings:
@@ -67,6 +69,10 @@ struct ChannelMessageTests {
     let messages: [ChannelMessage] = [
       .fired(firing()),
       .fired(firing(profile: 1, event: pinch, deviceName: "ILITEK “TP” ünïcode")),
+      .woke(
+        ChannelWake(
+          generation: 3, profile: 0, time: Timestamp(microseconds: 77), deviceName: "Panel",
+          devnode: "/dev/input/event2")),
       .streamEnd(.stopping), .streamEnd(.failed),
       .ready(generation: 7, devices: 2),
       .reloadRequest(generation: 8, identity: ConfigIdentity(of: Array("bindings: []".utf8))),
@@ -227,5 +233,23 @@ struct ChannelMessageTests {
         continue
       }
     }
+  }
+
+  @Test func aWakeRunsOnlyForAProfileOfTheLaunchersThatWakes() throws {
+    func checked(profile: Int, generation: UInt32 = 1) throws(ChannelError) -> ChannelWake {
+      let wake = ChannelWake(
+        generation: generation, profile: profile, time: Timestamp(microseconds: 5), deviceName: "Entrance Panel",
+        devnode: "/dev/input/event5")
+      guard case .woke(let received) = try ChannelMessage.decode(ChannelMessage.woke(wake).encoded()) else {
+        throw .malformed("not a wake")
+      }
+      return try received.validated(
+        profileCount: configuration.profiles.count, hasWake: { loaded.actions[$0].wake != nil }, generation: 1)
+    }
+    #expect(try checked(profile: 0).profile == 0)
+    #expect(loaded.actions[0].wake?.run == "screen-on")
+    #expect(throws: ChannelError.wrongProfile(profile: 1, binding: -1)) { try checked(profile: 1) }
+    #expect(throws: ChannelError.wrongProfile(profile: 2, binding: -1)) { try checked(profile: 2) }
+    #expect(throws: ChannelError.staleConfig(generation: 4)) { try checked(profile: 0, generation: 4) }
   }
 }

@@ -18,6 +18,8 @@ import GestureCore
 public enum ChannelMessage: Hashable, Sendable {
   /// Recognizer → launcher: a binding fired.
   case fired(ChannelFiring)
+  /// Recognizer → launcher: a touch woke a forwarded panel of `profile` (its `wake:` runs).
+  case woke(ChannelWake)
   /// Recognizer → launcher: it is going away, and why; the launcher exits.
   case streamEnd(ChannelStreamEndReason)
   /// Recognizer → launcher: running config `generation` with `devices` touchscreens open.
@@ -48,6 +50,7 @@ public enum ChannelMessage: Hashable, Sendable {
     case reloadRequest = 4
     case reloadAgreed = 5
     case reloadRefused = 6
+    case woke = 7
   }
 
   enum FieldType: UInt8 {
@@ -78,6 +81,36 @@ public struct ChannelFiring: Hashable, Sendable {
     self.event = event
     self.deviceName = deviceName
     self.devnode = devnode
+  }
+}
+
+/// A touch that woke a forwarded panel, as the recognizer reports it.
+public struct ChannelWake: Hashable, Sendable {
+  public var generation: UInt32
+  public var profile: Int
+  public var time: Timestamp
+  /// Environment values only, as a firing's.
+  public var deviceName: String
+  public var devnode: String
+
+  public init(generation: UInt32, profile: Int, time: Timestamp, deviceName: String, devnode: String) {
+    self.generation = generation
+    self.profile = profile
+    self.time = time
+    self.deviceName = deviceName
+    self.devnode = devnode
+  }
+
+  /// The wake if the launcher's config (`hasWake`: whether each profile has `wake:` with
+  /// something to run) has that profile and it wakes; `generation` is the one in force.
+  public func validated(profileCount: Int, hasWake: (Int) -> Bool, generation current: UInt32) throws(ChannelError)
+    -> ChannelWake
+  {
+    guard generation == current else { throw .staleConfig(generation: generation) }
+    guard (0..<profileCount).contains(profile), hasWake(profile) else {
+      throw .wrongProfile(profile: profile, binding: -1)
+    }
+    return self
   }
 }
 
@@ -188,6 +221,13 @@ extension ChannelMessage {
       writer.optionalUnsigned(event.endReason.map { UInt64(EndReason.allCases.firstIndex(of: $0)!) })
       writer.string(firing.deviceName)
       writer.string(firing.devnode)
+    case .woke(let wake):
+      writer.kind(.woke)
+      writer.unsigned(UInt64(wake.generation))
+      writer.signed(wake.profile)
+      writer.signed(Int(wake.time.microseconds))
+      writer.string(wake.deviceName)
+      writer.string(wake.devnode)
     case .streamEnd(let reason):
       writer.kind(.streamEnd)
       writer.unsigned(UInt64(reason.rawValue))
@@ -270,6 +310,15 @@ extension ChannelMessage {
     let message: ChannelMessage
     switch kind {
     case .fired: message = .fired(try decodeFiring(&reader))
+    case .woke:
+      let generation = try reader.generation()
+      let profile = try reader.signed("profile", in: 0...maximumCount)
+      let time = try reader.signed("time", in: 0...Int.max)
+      let (deviceName, devnode) = try decodeDevice(&reader)
+      message = .woke(
+        ChannelWake(
+          generation: generation, profile: profile, time: Timestamp(microseconds: Int64(time)),
+          deviceName: deviceName, devnode: devnode))
     case .streamEnd:
       guard let reason = ChannelStreamEndReason(rawValue: UInt8(try reader.enumeration("reason", below: 256))) else {
         throw .malformed("reason")
@@ -298,6 +347,14 @@ extension ChannelMessage {
   /// from them (environment values, stream keys) can grow without bound.
   static let maximumCount = 1 << 20
   static let maximumMagnitude = 1e9
+
+  /// The device's name and node, checked.
+  private static func decodeDevice(_ reader: inout ChannelReader) throws(ChannelError) -> (String, String) {
+    let deviceName = try reader.string("device name", maximumLength: maximumDeviceNameLength)
+    let devnode = try reader.string("devnode", maximumLength: maximumDevnodeLength)
+    guard devnode.hasPrefix("/dev/"), !devnode.contains("/../") else { throw .malformed("devnode") }
+    return (deviceName, devnode)
+  }
 
   private static func decodeFiring(_ reader: inout ChannelReader) throws(ChannelError) -> ChannelFiring {
     let generation = try reader.generation()
@@ -340,9 +397,7 @@ extension ChannelMessage {
     } else if endReason != nil {
       throw .malformed("end reason")
     }
-    let deviceName = try reader.string("device name", maximumLength: maximumDeviceNameLength)
-    let devnode = try reader.string("devnode", maximumLength: maximumDevnodeLength)
-    guard devnode.hasPrefix("/dev/"), !devnode.contains("/../") else { throw .malformed("devnode") }
+    let (deviceName, devnode) = try decodeDevice(&reader)
     let event = GestureEvent(
       time: Timestamp(microseconds: Int64(time)), binding: binding, gesture: gesture, phase: phase, sequence: sequence,
       fingers: fingers, taps: taps, direction: direction, scale: scale, angle: angle, dx: dx, dy: dy,

@@ -97,7 +97,7 @@ extension Daemon {
   /// What runs when a touch wakes a forwarded panel (`wake:` with `run:` or `key:`): the
   /// command or keys, as a binding's, labelled "profile/wake"; monitor prints that it woke.
   func wakeHandler(
-    profile: Profile, actions: ProfileActions, devnode: String, deviceName: String
+    profile: Profile, profileIndex: Int, actions: ProfileActions, devnode: String, deviceName: String
   ) -> ((Timestamp) -> Void)? {
     guard let wake = actions.wake else { return nil }
     let label = "\(profile.name)/wake"
@@ -110,7 +110,12 @@ extension Daemon {
       case .monitor:
         logger.info("\(devnode): a touch woke the panel; not forwarded")
       case .recognizer:
-        logger.warning("\(devnode): a touch woke the panel; wake actions do not run in the two-process service yet")
+        sendToLauncher(
+          .woke(
+            ChannelWake(
+              generation: generation, profile: profileIndex, time: time,
+              deviceName: ChannelFiring.sendable(deviceName, maximumLength: ChannelMessage.maximumDeviceNameLength),
+              devnode: ChannelFiring.sendable(devnode, maximumLength: ChannelMessage.maximumDevnodeLength))))
       case .actions:
         var request = ActionRunner.Request(
           key: "\(devnode)#wake", label: label, command: wake.run ?? "",

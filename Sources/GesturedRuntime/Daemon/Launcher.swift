@@ -238,6 +238,10 @@ public final class Launcher: @unchecked Sendable {
     case .fired(let firing):
       let checked = try firing.validated(against: configuration, generation: generation)
       runner?.fire(checked.event, of: table(for: checked))
+    case .woke(let wake):
+      let checked = try wake.validated(
+        profileCount: configuration.profiles.count, hasWake: { actions[$0].wake != nil }, generation: generation)
+      runWake(checked)
     case .ready(_, let devices):
       notifier?.ready(status: devices == 1 ? "1 touchscreen" : "\(devices) touchscreens")
     case .streamEnd(let reason):
@@ -257,6 +261,24 @@ public final class Launcher: @unchecked Sendable {
     case .reloadRequest:
       throw .malformed("a reload request from the recognizer")
     }
+  }
+
+  /// The profile's `wake:` (command or keys), labelled "profile/wake", as the one-process
+  /// daemon runs it.
+  func runWake(_ wake: ChannelWake) {
+    let profile = configuration.profiles[wake.profile]
+    let profileActions = actions[wake.profile]
+    guard let action = profileActions.wake else { return }
+    let environment = ActionEnvironment.Shared(
+      profileName: profile.name, profileEnvironment: profileActions.environment, bindingName: "wake",
+      bindingEnvironment: action.environment, deviceName: wake.deviceName, devnode: wake.devnode,
+      path: ActionEnvironment.currentPath())
+    var request = ActionRunner.Request(
+      key: "\(wake.devnode)#wake", label: "\(profile.name)/wake", command: action.run ?? "",
+      environment: ActionEnvironment(shared: environment), timeout: action.timeout, cooldown: action.cooldown,
+      user: action.user ?? profileActions.user, firedAt: wake.time)
+    if let input = action.input { request.kind = .input(input) }
+    runner?.run(request)
   }
 
   /// The table for the device a firing came from, under the launcher's own config.
