@@ -305,7 +305,7 @@ check-deb: deb
 check-packaging: test-deps check-binary check-man test-completion check-deb
 
 # Fuzzing (docs/testing.md#fuzzing): libFuzzer targets in Tests/Fuzz for the evemu reader,
-# the YAML config loader and the raw-event stream into the engine, built with swiftc straight
+# the YAML config loader, the raw-event stream into the engine and the launcher's channel, built with swiftc straight
 # from the sources (SwiftPM would build every product with the fuzzer's main). `make fuzz`
 # runs each for FUZZ_SECONDS, growing a corpus in $(FUZZ_DIR); `make fuzz-smoke` replays the
 # crashers kept in Tests/Fuzz/Crashers and runs each target for FUZZ_SMOKE_SECONDS from the
@@ -316,7 +316,7 @@ FUZZ_DIR := $(SCRATCH)/fuzz
 FUZZ_SECONDS ?= 300
 FUZZ_SMOKE_SECONDS ?= 10
 FUZZ_TIMEOUT ?= 10
-FUZZ_TARGETS := evemu config engine
+FUZZ_TARGETS := evemu config engine channel
 FUZZ_SWIFTC := $(SWIFTC) -sanitize=fuzzer,address -O -g -parse-as-library -use-ld=lld
 FUZZ_CORE_SOURCES := $(shell find Sources/GestureCore -name '*.swift')
 FUZZ_CONFIG_SOURCES := $(wildcard Sources/GesturedConfig/*.swift)
@@ -338,8 +338,10 @@ $(FUZZ_DIR)/libGesturedConfig.a: $(FUZZ_CONFIG_SOURCES) $(FUZZ_DIR)/libGestureCo
 $(FUZZ_DIR)/fuzz-evemu: Tests/Fuzz/EvemuFuzz.swift
 $(FUZZ_DIR)/fuzz-config: Tests/Fuzz/ConfigFuzz.swift
 $(FUZZ_DIR)/fuzz-engine: Tests/Fuzz/EngineFuzz.swift
+# The channel's codec is pure: its one file is compiled into the target.
+$(FUZZ_DIR)/fuzz-channel: Tests/Fuzz/ChannelFuzz.swift Sources/GesturedRuntime/Channel/ChannelMessage.swift
 $(addprefix $(FUZZ_DIR)/fuzz-,$(FUZZ_TARGETS)): $(FUZZ_SHARED) $(FUZZ_DIR)/libGesturedConfig.a
-	$(FUZZ_SWIFTC) -I $(FUZZ_DIR) $(FUZZ_C_MODULES) $(filter Tests/Fuzz/%Fuzz.swift,$^) $(FUZZ_SHARED) -L $(FUZZ_DIR) \
+	$(FUZZ_SWIFTC) -I $(FUZZ_DIR) $(FUZZ_C_MODULES) $(filter Tests/Fuzz/%Fuzz.swift Sources/%.swift,$^) $(FUZZ_SHARED) -L $(FUZZ_DIR) \
 	  -lGesturedConfig -lGestureCore -lyaml -levdev -o $@
 
 fuzz-build: $(addprefix $(FUZZ_DIR)/fuzz-,$(FUZZ_TARGETS))

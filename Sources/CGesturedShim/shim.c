@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
@@ -146,13 +148,27 @@ __attribute__((noreturn)) static void child_exec(struct child_report *report, co
   }
   if (stdout_fd >= 0 && dup2(stdout_fd, 1) < 0) child_fail(report, "stdout");
   if (stderr_fd >= 0 && dup2(stderr_fd, 2) < 0) child_fail(report, "stderr");
-  if (close_range(3, ~0U, 0) != 0) {
+  unsigned int first_closed = 3;
+  if (setup != NULL && setup->inherited_count > 0) {
+    /* Out of the way first (a source may be numbered 3, 4, …), then into place; dup2's copy
+     * is not close-on-exec. */
+    size_t count = setup->inherited_count;
+    int moved[count];
+    for (size_t i = 0; i < count; i++) {
+      moved[i] = fcntl(setup->inherited[i], F_DUPFD_CLOEXEC, (int)(3 + count));
+      if (moved[i] < 0) child_fail(report, "move an inherited descriptor");
+    }
+    for (size_t i = 0; i < count; i++)
+      if (dup2(moved[i], (int)(3 + i)) < 0) child_fail(report, "inherit a descriptor");
+    first_closed = (unsigned int)(3 + count);
+  }
+  if (close_range(first_closed, ~0U, 0) != 0) {
     /* Kernels before 5.9 lack close_range. The limit by a raw system call: sysconf is not
      * async-signal-safe. */
     struct rlimit limit = {.rlim_cur = 1048576};
     syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &limit);
     rlim_t open_max = limit.rlim_cur > 1048576 ? 1048576 : limit.rlim_cur;
-    for (rlim_t fd = 3; fd < open_max; fd++) close((int)fd);
+    for (rlim_t fd = first_closed; fd < open_max; fd++) close((int)fd);
   }
 
   if (setup != NULL) {
@@ -173,6 +189,9 @@ __attribute__((noreturn)) static void child_exec(struct child_report *report, co
   /* As the user, so that a home they cannot enter is not entered for them. */
   if (setup != NULL && setup->directory != NULL && chdir(setup->directory) != 0 && chdir("/") != 0)
     child_fail(report, "chdir");
+
+  if (setup != NULL && setup->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    child_fail(report, "prctl PR_SET_NO_NEW_PRIVS");
 
   sigset_t no_signals;
   sigemptyset(&no_signals);
@@ -276,3 +295,21 @@ int gestured_timerfd_clear(int fd) {
   if (count < 0) return -errno;
   return count == sizeof expirations && expirations > 0;
 }
+
+int gestured_seqpacket_pair(int fds[2]) {
+  return socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) == 0 ? 0 : -errno;
+}
+
+long gestured_seqpacket_send(int fd, const void *bytes, size_t length) {
+  ssize_t sent = send(fd, bytes, length, MSG_DONTWAIT | MSG_NOSIGNAL);
+  return sent >= 0 ? (long)sent : -errno;
+}
+
+long gestured_seqpacket_receive(int fd, void *buffer, size_t capacity) {
+  ssize_t received = recv(fd, buffer, capacity, MSG_DONTWAIT | MSG_TRUNC);
+  return received >= 0 ? (long)received : -errno;
+}
+
+int gestured_no_new_privileges(void) { return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 ? 0 : -errno; }
+
+int gestured_uinput_reset(int fd) { return ioctl(fd, UI_DEV_DESTROY) == 0 ? 0 : -errno; }

@@ -12,6 +12,10 @@ public enum Invocation: Sendable {
   case daemon(Daemon.Options)
   /// `gestured monitor`: the daemon's recognition on live devices, JSON lines, no actions.
   case monitor(Daemon.Options)
+  /// `gestured __recognizer --config FILE --config-identity LENGTH:HASH
+  /// [--uinput-descriptors N] [--verbose]`: hidden; the launcher starts it, unprivileged,
+  /// with its channel as descriptor 3 and N /dev/uinput descriptors as 4, 5, ….
+  case recognizer(Daemon.Options)
   /// `gestured devices [--config FILE]`: every input node and the profile that takes it.
   case devices(DevicesCommand)
   /// `gestured record DEVICE`: the device's events as evemu text on stdout.
@@ -43,6 +47,7 @@ public enum Invocation: Sendable {
       return parseDaemonOptions(rest, command: "monitor", help: Usage.monitor).map { .monitor($0) }
     case "devices": return parseDevices(rest)
     case "record": return parseRecord(rest)
+    case "__recognizer": return parseRecognizer(rest)
     case let option where option.hasPrefix("-"):
       return parseDaemonOptions(arguments, command: nil, help: Usage.tool).map { .daemon($0) }
     default:
@@ -178,6 +183,34 @@ public enum Invocation: Sendable {
         .usageError(message: "\(prefix)--continuous adds JSON lines; it cannot be combined with --pretty", hint: hint))
     }
     return .success(options)
+  }
+
+  /// Written by the launcher, never by hand: anything else is a usage error.
+  private static func parseRecognizer(_ arguments: [String]) -> Invocation {
+    let usage = Invocation.usageError(
+      message: "__recognizer is started by gestured itself", hint: "Run 'gestured --help' for usage.")
+    var options = Daemon.Options()
+    var rest = arguments[...]
+    while let name = rest.popFirst() {
+      switch name {
+      case "--verbose": options.verbose = true
+      case "--config":
+        guard let path = rest.popFirst() else { return usage }
+        options.configPath = path
+      case "--uinput-descriptors":
+        guard let count = rest.popFirst().flatMap({ Int($0) }),
+          (0...Daemon.maximumPooledUinputDescriptors).contains(count)
+        else { return usage }
+        options.uinputDescriptors = count
+      case "--config-identity":
+        let parts = rest.popFirst()?.split(separator: ":") ?? []
+        guard parts.count == 2, let length = UInt64(parts[0]), let hash = UInt64(parts[1]) else { return usage }
+        options.expectedIdentity = ConfigIdentity(length: length, hash: hash)
+      default: return usage
+      }
+    }
+    guard options.expectedIdentity != nil else { return usage }
+    return .recognizer(options)
   }
 
   private static func parseTrace(_ arguments: [String]) -> Invocation {

@@ -38,8 +38,16 @@ case .devices(let command):
   status = command.run(output: output, errors: errors)
 case .record(let command):
   status = command.run(errors: errors)
+case .daemon(let options) where Launcher.separatesPrivileges:
+  // As root: the launcher, which starts the unprivileged recognizer.
+  switch Launcher.make(options: options, errors: errors, environment: ProcessEnvironment.current()) {
+  case .failure(let code): status = code
+  case .success(let launcher): launcher.run()
+  }
 case .daemon(let options):
   status = runDaemon(.actions, options)
+case .recognizer(let options):
+  status = runDaemon(.recognizer, options)
 case .monitor(let options):
   status = runDaemon(.monitor, options)
 case .usageError(let message, let hint):

@@ -84,6 +84,8 @@ if readelf -V "$binary" | grep -q 'Name: GLIBC_ABI_DT_RELR'; then
   fi
 fi
 
+# postinst creates the recognizer's system user with adduser.
+depends="$depends, adduser"
 size="$(du -sk --exclude=DEBIAN "$stage" | cut -f1)"
 sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@MAINTAINER@|$maintainer|" \
   -e "s|@SIZE@|$size|" -e "s|@DEPENDS@|$depends|" "$here/control.in" > "$stage/DEBIAN/control"

@@ -24,6 +24,9 @@ int gestured_evdev_mask_to_contact_changes(int fd);
 /* UI_SET_PHYS on a /dev/uinput fd before its device is created: a function-like ioctl macro
  * with a string, which Swift cannot call. Returns 0 or -errno. */
 int gestured_uinput_set_phys(int fd, const char *phys);
+/* UI_DEV_DESTROY: the descriptor forgets its device (created or half set up) and can set up
+ * a new one. Why C: the request number is a macro Swift does not import. Returns 0 or -errno. */
+int gestured_uinput_reset(int fd);
 
 /* Where libevdev's messages about one device go.
  *
@@ -88,6 +91,12 @@ struct gestured_child_setup {
   int file_mode_mask;
   const struct gestured_resource_limit *limits;
   size_t limit_count;
+  /* Descriptors the child keeps, as 3, 4, … in this order (the recognizer's channel and
+   * /dev/uinput descriptors); NULL/0: none. */
+  const int *inherited;
+  size_t inherited_count;
+  /* Nonzero: PR_SET_NO_NEW_PRIVS before exec, so that nothing it execs gains privileges. */
+  int no_new_privileges;
 };
 
 /* Starts `path` with `argv` and exactly `envp`: the child leads its own session and process
@@ -110,6 +119,23 @@ struct gestured_spawn_result gestured_spawn(const char *path, char *const argv[]
                                             char *const envp[], int stdout_fd, int stderr_fd,
                                             const struct gestured_credentials *credentials,
                                             const struct gestured_child_setup *setup);
+
+/* A connected pair of AF_UNIX SOCK_SEQPACKET sockets, close-on-exec, in `fds`. Why C: glibc
+ * declares the socket types as an enum that Swift imports as a struct, so SOCK_SEQPACKET
+ * cannot be or'd with SOCK_CLOEXEC there. Returns 0 or -errno. */
+int gestured_seqpacket_pair(int fds[2]);
+
+/* Sends one datagram without blocking and without SIGPIPE (MSG_DONTWAIT | MSG_NOSIGNAL);
+ * returns the bytes sent or -errno. */
+long gestured_seqpacket_send(int fd, const void *bytes, size_t length);
+
+/* Receives one datagram into `buffer` without blocking; returns its full length (larger than
+ * `capacity` when it was cut short, MSG_TRUNC), 0 when the peer closed, or -errno. */
+long gestured_seqpacket_receive(int fd, void *buffer, size_t capacity);
+
+/* PR_SET_NO_NEW_PRIVS for the calling thread (and what it execs). Why C: prctl is variadic.
+ * Returns 0 or -errno. */
+int gestured_no_new_privileges(void);
 
 /* One epoll set for every descriptor the daemon watches (signals, timers, the udev monitor,
  * devices, action output pipes, pidfds), waited on by the daemon's main thread itself

@@ -76,7 +76,8 @@ public func spawnShell(
       guard let user else {
         guard limitCount > 0 else { return spawn(nil, nil) }
         var setup = gestured_child_setup(
-          directory: nil, file_mode_mask: -1, limits: limitBuffer.baseAddress, limit_count: limitCount)
+          directory: nil, file_mode_mask: -1, limits: limitBuffer.baseAddress, limit_count: limitCount,
+          inherited: nil, inherited_count: 0, no_new_privileges: 0)
         return spawn(nil, &setup)
       }
       return user.groups.withUnsafeBufferPointer { groups in
@@ -85,7 +86,8 @@ public func spawnShell(
             uid: user.uid, gid: user.gid, groups: groups.baseAddress, group_count: groups.count)
           var setup = gestured_child_setup(
             directory: directory, file_mode_mask: Int32(UserIdentity.fileModeMask),
-            limits: limitBuffer.baseAddress, limit_count: limitCount)
+            limits: limitBuffer.baseAddress, limit_count: limitCount, inherited: nil, inherited_count: 0,
+            no_new_privileges: 0)
           return spawn(&credentials, &setup)
         }
       }

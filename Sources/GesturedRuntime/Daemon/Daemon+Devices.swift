@@ -28,7 +28,8 @@ extension Daemon {
         profile: profile, profileIndex: index, actions: profileActions, devnode: device.node.devnode,
         deviceName: device.name)
       device.forwarder?.onWake = wakeHandler(
-        profile: profile, actions: profileActions, devnode: device.node.devnode, deviceName: device.name)
+        profile: profile, profileIndex: index, actions: profileActions, devnode: device.node.devnode,
+        deviceName: device.name)
       logger.info("\(device.node.devnode) '\(device.name)': profile '\(profile.name)' (unchanged: kept open)")
       return true
     }
@@ -41,7 +42,8 @@ extension Daemon {
     forwarder.releaseAll()
     forwarder.adopt(recognizer.engine)
     forwarder.onWake = wakeHandler(
-      profile: profile, actions: profileActions, devnode: device.node.devnode, deviceName: device.name)
+      profile: profile, profileIndex: index, actions: profileActions, devnode: device.node.devnode,
+      deviceName: device.name)
     device.recognizer = recognizer
     device.bindings = bindingTable(
       profile: profile, profileIndex: index, actions: profileActions, devnode: device.node.devnode,
@@ -161,7 +163,8 @@ extension Daemon {
           clone: clone, engine: recognizer.engine, devnode: node.devnode, logger: logger, positions: positions,
           openedAt: MonotonicClock.now())
         made.onWake = wakeHandler(
-          profile: profile, actions: profileActions, devnode: node.devnode, deviceName: evdev.description.name)
+          profile: profile, profileIndex: index, actions: profileActions, devnode: node.devnode,
+          deviceName: evdev.description.name)
         forwarder = made
         logger.info(
           "\(node.devnode): forwarding every touch that is not a gesture to its clone \(clone.devnode ?? "(no node yet)")"

@@ -72,6 +72,13 @@ extension Daemon {
     switch mode {
     case .actions:
       runner?.fire(event, of: table)
+    case .recognizer:
+      sendToLauncher(
+        .fired(
+          ChannelFiring(
+            generation: generation, profile: table.profileIndex, event: event,
+            deviceName: ChannelFiring.sendable(table.deviceName, maximumLength: ChannelMessage.maximumDeviceNameLength),
+            devnode: ChannelFiring.sendable(table.devnode, maximumLength: ChannelMessage.maximumDevnodeLength))))
     case .monitor:
       guard let firing = table.firing(for: event) else {
         logger.error("\(table.devnode): a gesture named a binding the profile does not have (a bug)")
@@ -90,7 +97,7 @@ extension Daemon {
   /// What runs when a touch wakes a forwarded panel (`wake:` with `run:` or `key:`): the
   /// command or keys, as a binding's, labelled "profile/wake"; monitor prints that it woke.
   func wakeHandler(
-    profile: Profile, actions: ProfileActions, devnode: String, deviceName: String
+    profile: Profile, profileIndex: Int, actions: ProfileActions, devnode: String, deviceName: String
   ) -> ((Timestamp) -> Void)? {
     guard let wake = actions.wake else { return nil }
     let label = "\(profile.name)/wake"
@@ -102,6 +109,13 @@ extension Daemon {
       switch mode {
       case .monitor:
         logger.info("\(devnode): a touch woke the panel; not forwarded")
+      case .recognizer:
+        sendToLauncher(
+          .woke(
+            ChannelWake(
+              generation: generation, profile: profileIndex, time: time,
+              deviceName: ChannelFiring.sendable(deviceName, maximumLength: ChannelMessage.maximumDeviceNameLength),
+              devnode: ChannelFiring.sendable(devnode, maximumLength: ChannelMessage.maximumDevnodeLength))))
       case .actions:
         var request = ActionRunner.Request(
           key: "\(devnode)#wake", label: label, command: wake.run ?? "",

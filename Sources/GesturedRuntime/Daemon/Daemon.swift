@@ -33,6 +33,10 @@ public final class Daemon: @unchecked Sendable {
     case actions
     /// `gestured monitor`: print JSON lines, run nothing.
     case monitor
+    /// `gestured __recognizer`, started by the root launcher (Launcher.swift) without
+    /// privileges: each firing goes to the launcher over the channel on descriptor 3, which
+    /// also drives reloads.
+    case recognizer
   }
 
   public struct Options: Sendable, Hashable {
@@ -42,6 +46,11 @@ public final class Daemon: @unchecked Sendable {
     public var pretty: Bool
     /// `monitor --continuous`: a JSON line per stream event too, as `replay --continuous`.
     public var continuous: Bool
+    /// The recognizer: the config bytes the launcher accepted; it refuses to start on others.
+    public var expectedIdentity: ConfigIdentity?
+    /// The recognizer: how many /dev/uinput descriptors for forwarding clones it inherited
+    /// (as 4, 5, …).
+    public var uinputDescriptors = 0
 
     public init(
       configPath: String = Daemon.defaultConfigPath, verbose: Bool = false, pretty: Bool = false,
@@ -55,6 +64,11 @@ public final class Daemon: @unchecked Sendable {
   }
 
   public static let defaultConfigPath = "/etc/gestured/gestured.yaml"
+  /// The recognizer's end of the channel: the launcher hands it over as descriptor 3.
+  public static let recognizerChannelDescriptor: Int32 = 3
+  /// The most forwarding clones the recognizer can hold at once: the launcher opens this
+  /// many /dev/uinput descriptors when the config forwards (fewer with a lower max-devices).
+  public static let maximumPooledUinputDescriptors = 16
   /// A deadline honoured later than this (gestured was stopped or starved, or the machine
   /// slept) cancels its gesture instead.
   static let lateDeadlineLimit: Microseconds = 2_000_000
@@ -108,6 +122,9 @@ public final class Daemon: @unchecked Sendable {
   }
   /// `monitor --pretty` only; nil otherwise, so nothing is formatted or kept for it.
   var liveView: LiveViewOutput?
+  /// The recognizer's channel to the launcher, and the config generation both run.
+  var channel: SeqPacketSocket?
+  var generation: UInt32 = 1
   /// `monitor --continuous`: the engines report their streams and `fire` prints them.
   var printsStream: Bool { mode == .monitor && options.continuous }
 
@@ -122,10 +139,14 @@ public final class Daemon: @unchecked Sendable {
     if case .failure(let error) = OpenFileLimit.raiseToHardLimit() {
       logger.warning("cannot raise the open-file limit: \(error)")
     }
-    switch loadConfiguration(path: options.configPath, logger: logger) {
+    switch loadIdentifiedConfiguration(path: options.configPath, logger: logger) {
     case .failure(let code):
       return .failure(code)
     case .success(let loaded):
+      if mode == .recognizer, loaded.identity != options.expectedIdentity {
+        logger.error("\(options.configPath) changed since the launcher read it; not starting")
+        return .failure(.badConfig)
+      }
       guard fitsDescriptorBudget(loaded.configuration, logger: logger) else { return .failure(.badConfig) }
       let notifier = mode == .actions ? SystemdNotifier(environment: environment, logger: logger) : nil
       let daemon = Daemon(
@@ -176,6 +197,14 @@ public final class Daemon: @unchecked Sendable {
   static func loadConfiguration(path: String, logger: Logger) -> Result<
     (configuration: Configuration, actions: [ProfileActions]), ExitCode
   > {
+    loadIdentifiedConfiguration(path: path, logger: logger).map { ($0.configuration, $0.actions) }
+  }
+
+  /// As `loadConfiguration`, with which bytes it was read from (the launcher and the
+  /// recognizer compare them).
+  static func loadIdentifiedConfiguration(path: String, logger: Logger) -> Result<
+    (configuration: Configuration, actions: [ProfileActions], identity: ConfigIdentity), ExitCode
+  > {
     let bytes: [UInt8]
     do {
       bytes = try ConfigPermissions.read(path: path, maximumSize: ConfigLoader.maximumFileSize)
@@ -194,7 +223,7 @@ public final class Daemon: @unchecked Sendable {
       logger.log(diagnostic.severity == .error ? .error : .warning, LogMessage(escaped: diagnostic.description))
     }
     guard let configuration = result.configuration else { return .failure(.badConfig) }
-    return .success((configuration, result.actions))
+    return .success((configuration, result.actions, ConfigIdentity(of: bytes)))
   }
 
   // MARK: Running
@@ -228,8 +257,15 @@ public final class Daemon: @unchecked Sendable {
       }
       timer = try DeadlineTimer(multiplexer: multiplexer) { [unowned self] in self.deadlineReached() }
       signals = try SignalReceiver(Self.handledSignals, multiplexer: multiplexer) { [unowned self] signal in
-        signal == SIGHUP ? self.reload() : self.stop()
+        if signal != SIGHUP {
+          self.stop()
+        } else if mode == .recognizer {
+          logger.notice("SIGHUP ignored: the launcher reads the config and tells the recognizer")
+        } else {
+          self.reload()
+        }
       }
+      if mode == .recognizer { try openChannel() }
     } catch {
       logger.error("cannot start: \(error)")
       exit(ExitCode.systemError.rawValue)
@@ -246,6 +282,7 @@ public final class Daemon: @unchecked Sendable {
     enumerate()
     logger.notice("gestured started: \(statusText)")
     notifier?.ready(status: statusText)
+    sendToLauncher(.ready(generation: generation, devices: devices.count))
     startWatchdog()
   }
 
@@ -284,6 +321,8 @@ public final class Daemon: @unchecked Sendable {
     // Waiting runs will not start; running ones are left to finish (the service manager's
     // KillMode decides). A reload keeps both.
     runner?.dropWaitingRuns()
+    // The launcher may be stopping first (it passed the SIGTERM on): no answer is needed.
+    try? channel?.send(ChannelMessage.streamEnd(.stopping).encoded())
     exit(ExitCode.success.rawValue)
   }
 
@@ -298,21 +337,29 @@ public final class Daemon: @unchecked Sendable {
     case .success(let new) where !Self.fitsDescriptorBudget(new.configuration, logger: logger):
       logger.error("the new config cannot be met; keeping the previous one")
     case .success(let new):
-      configuration = new.configuration
-      actions = new.actions
-      if mode == .actions {
-        users = Self.resolveUsers(of: new.actions, logger: logger)
-        provideInputDevices()
-      }
-      // Profiles are matched again on every device; a device whose profile did not change
-      // stays open as it is, so the desktop never sees a forwarded panel's clone vanish.
-      for (syspath, device) in devices where !keep(device) { close(syspath) }
-      leftAlone.removeAll()
-      limit.reset(maximum: new.configuration.maximumDevices)
-      enumerate()
-      logger.notice("config reloaded: \(statusText)")
+      adopt(new.configuration, actions: new.actions)
     }
     notifier?.ready(status: statusText)
+  }
+
+  /// Puts a loaded config in force.
+  /// `switched` runs once the devices the new config does not keep are closed (their ends
+  /// fired under the old config) and before any device opens under the new one.
+  func adopt(_ new: Configuration, actions newActions: [ProfileActions], switched: () -> Void = {}) {
+    configuration = new
+    actions = newActions
+    if mode == .actions {
+      users = Self.resolveUsers(of: newActions, logger: logger)
+      provideInputDevices()
+    }
+    // Profiles are matched again on every device; a device whose profile did not change
+    // stays open as it is, so the desktop never sees a forwarded panel's clone vanish.
+    for (syspath, device) in devices where !keep(device) { close(syspath) }
+    switched()
+    leftAlone.removeAll()
+    limit.reset(maximum: new.maximumDevices)
+    enumerate()
+    logger.notice("config reloaded: \(statusText)")
   }
 
 }

@@ -46,7 +46,7 @@ public final class UinputClone {
   /// libevdev copies it.
   init(panel handle: OpaquePointer, devnode: String, addingToolType: Bool = false) throws(SystemError) {
     let descriptor: Int32
-    switch retryOnInterrupt({ valueOrErrno(open("/dev/uinput", O_RDWR | O_CLOEXEC)) }) {
+    switch UinputPool.open() {
     case .success(let opened): descriptor = opened
     case .failure(let error): throw SystemError(operation: Self.createOperation, errno: error)
     }
@@ -54,7 +54,7 @@ public final class UinputClone {
     let phys = Self.markerPrefix + (original ?? devnode)
     let marked = gestured_uinput_set_phys(descriptor, phys)
     guard marked == 0 else {
-      Glibc.close(descriptor)
+      UinputPool.close(descriptor)
       throw SystemError(operation: Self.createOperation, errno: errno(negated: marked))
     }
     libevdev_set_phys(handle, phys)
@@ -68,7 +68,7 @@ public final class UinputClone {
     libevdev_set_phys(handle, original)
     if addingToolType { libevdev_disable_event_code(handle, UInt32(EV_ABS), toolType) }
     guard status == 0, let created else {
-      Glibc.close(descriptor)
+      UinputPool.close(descriptor)
       throw SystemError(operation: Self.createOperation, errno: errno(negated: status))
     }
     device = created
@@ -108,7 +108,44 @@ public final class UinputClone {
   public func destroy() {
     guard let device else { return }
     libevdev_uinput_destroy(device)
-    Glibc.close(fileDescriptor)
+    UinputPool.close(fileDescriptor)
     self.device = nil
+  }
+}
+
+/// Where forwarding clones get their /dev/uinput descriptors. The unprivileged recognizer
+/// may not open /dev/uinput: the launcher opens some and hands them over, and the clones
+/// take them from here and give them back when destroyed (a uinput descriptor serves a new
+/// device after UI_DEV_DESTROY). Without a pool (one process) each clone opens its own.
+public enum UinputPool {
+  // Only touched on the daemon's queue.
+  nonisolated(unsafe) private static var free: [Int32] = []
+  nonisolated(unsafe) private static var pooled: Set<Int32> = []
+  nonisolated(unsafe) private static var inUse = false
+
+  /// From now on clones use only `descriptors` (inherited from the launcher).
+  public static func use(_ descriptors: [Int32]) {
+    inUse = true
+    free = descriptors
+    pooled = Set(descriptors)
+  }
+
+  /// A descriptor for a new clone: the pool's (ENOSPC when all are taken) or a new one.
+  static func open() -> Result<Int32, Errno> {
+    guard inUse else { return retryOnInterrupt { valueOrErrno(Glibc.open("/dev/uinput", O_RDWR | O_CLOEXEC)) } }
+    guard let descriptor = free.popLast() else { return .failure(Errno(rawValue: ENOSPC)) }
+    return .success(descriptor)
+  }
+
+  /// Gives a clone's descriptor back (its device destroyed), or closes one of its own.
+  static func close(_ descriptor: Int32) {
+    if pooled.contains(descriptor) {
+      // A device set up halfway (a failed creation) must not carry its settings over;
+      // after libevdev's own destroy this finds nothing to undo.
+      _ = gestured_uinput_reset(descriptor)
+      free.append(descriptor)
+    } else {
+      _ = Glibc.close(descriptor)
+    }
   }
 }

@@ -149,3 +149,50 @@ public struct PipeEnds {
     }
   }
 }
+
+/// Who a confined child runs as: exactly these ids and supplementary groups.
+public struct ChildCredentials: Hashable, Sendable {
+  public var uid: uid_t
+  public var gid: gid_t
+  public var groups: [gid_t]
+
+  public init(uid: uid_t, gid: gid_t, groups: [gid_t]) {
+    self.uid = uid
+    self.gid = gid
+    self.groups = groups
+  }
+}
+
+extension ChildProcess {
+  /// Starts `path` with `arguments` (argv[0] included) and exactly `environment`
+  /// (`NAME=value`), as `spawn` above, keeping `inherited` as descriptors 3, 4, … in that
+  /// order, under `credentials` (nil: the caller's user), with PR_SET_NO_NEW_PRIVS when
+  /// `noNewPrivileges`. For the daemon's own helper process, not the actions' hot path.
+  public static func spawn(
+    path: String, arguments: [String], environment: [String], inherited: [Int32],
+    credentials: ChildCredentials?, noNewPrivileges: Bool
+  ) -> Result<ChildProcess, SystemError> {
+    func cStrings(_ strings: [String]) -> [UnsafeMutablePointer<CChar>?] { strings.map { strdup($0) } + [nil] }
+    let argv = cStrings(arguments)
+    let envp = cStrings(environment)
+    defer {
+      for pointer in argv + envp { free(pointer) }
+    }
+    return inherited.withUnsafeBufferPointer { inheritedBuffer in
+      var setup = gestured_child_setup(
+        directory: nil, file_mode_mask: -1, limits: nil, limit_count: 0, inherited: inheritedBuffer.baseAddress,
+        inherited_count: inheritedBuffer.count, no_new_privileges: noNewPrivileges ? 1 : 0)
+      guard let credentials else {
+        return spawn(
+          path: path, argv: argv, envp: envp, standardOutput: -1, standardError: -1, credentials: nil, setup: &setup)
+      }
+      return credentials.groups.withUnsafeBufferPointer { groups in
+        var taken = gestured_credentials(
+          uid: credentials.uid, gid: credentials.gid, groups: groups.baseAddress, group_count: groups.count)
+        return spawn(
+          path: path, argv: argv, envp: envp, standardOutput: -1, standardError: -1, credentials: &taken,
+          setup: &setup)
+      }
+    }
+  }
+}

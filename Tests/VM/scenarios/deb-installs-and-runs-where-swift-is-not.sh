@@ -8,8 +8,9 @@
 # started with the installed unit's ExecStart= and a notify listener, reaches READY=1 with
 # a virtual panel counted, and stops on SIGTERM. The postinst starts nothing for a config
 # that does not check, nor for one its group could change, which the daemon refuses too
-# (78). Then remove keeps the conffile, purge
-# takes it and the enablement; the package is purged whatever happens, so later scenarios
+# (78). The daemon runs as two processes: the recognizer as the package's user gestured
+# (groups gestured and input, no capabilities). Then remove keeps the conffile, purge
+# takes it, the enablement and the user; the package is purged whatever happens, so later scenarios
 # see the guest as before.
 #
 # vm-time-limit: 600 (each dpkg run reads dpkg's database of the host's ~120 000 files
@@ -43,6 +44,16 @@ fi
 for dir in /usr /etc /var; do
   [ -w "$dir" ] && touch "$dir/.gestured-writable" && rm "$dir/.gestured-writable" \
     || fail "$dir is not writable in the guest (virtme-ng's overlay)"
+done
+
+# postinst creates the user gestured; useradd replaces /etc/passwd, /etc/shadow, … by
+# rename, which fails on a file the VM has mounted over. In this scenario's own mount
+# namespace such a mount is taken away, showing the overlay's file below it.
+for file in /etc/passwd /etc/shadow /etc/group /etc/gshadow; do
+  if mountpoint -q "$file"; then
+    note "$file is a mount point ($(findmnt -n -o SOURCE,FSTYPE "$file" | tr '\n' ' ')): unmounted here"
+    umount "$file" || fail "cannot unmount $file"
+  fi
 done
 
 # man-db's trigger would rebuild the index of every manual page on the machine: minutes
@@ -96,6 +107,23 @@ ready="$(grep -m1 'READY=1' "$SCENARIO_DIR/notify.log")"
 note "READY=1 $((SECONDS - started)) s after ExecStart: $ready"
 grep -q "^$TOUCH_DEVNODE '.*': profile" "$SCENARIO_DIR/daemon.log" \
   || fail "the daemon did not take $TOUCH_DEVNODE: $(cat "$SCENARIO_DIR/daemon.log")"
+# Two processes: the root launcher and its recognizer, as the package's user gestured with
+# the groups gestured and input only and no capabilities (docs/systemd.md, "Two processes").
+getent passwd gestured > /dev/null || fail "postinst did not create the user gestured"
+[ "$(id -nG gestured | tr ' ' '\n' | sort | tr '\n' ' ')" = "gestured input " ] \
+  || fail "the user gestured is in: $(id -nG gestured)"
+recognizer="$(pgrep -P "$DAEMON_PID" -f '__recognizer' | head -n 1)"
+[ -n "$recognizer" ] || fail "no recognizer under the launcher: $(ps -ef | grep '[g]estured')"
+grep -E '^(Uid|Gid|Groups|CapEff|CapPrm|NoNewPrivs):' "/proc/$recognizer/status" > "$SCENARIO_DIR/recognizer-status.txt"
+note "recognizer $recognizer: $(tr '\n\t' '  ' < "$SCENARIO_DIR/recognizer-status.txt")"
+grep -q "^Uid:[[:space:]]*$(id -u gestured)[[:space:]]" "$SCENARIO_DIR/recognizer-status.txt" \
+  && grep -q "^Gid:[[:space:]]*$(id -g gestured)[[:space:]]" "$SCENARIO_DIR/recognizer-status.txt" \
+  && grep -qE "^Groups:[[:space:]]*$(getent group input | cut -d: -f3)[[:space:]]*$" "$SCENARIO_DIR/recognizer-status.txt" \
+  && grep -q '^CapEff:[[:space:]]*0000000000000000$' "$SCENARIO_DIR/recognizer-status.txt" \
+  && grep -q '^CapPrm:[[:space:]]*0000000000000000$' "$SCENARIO_DIR/recognizer-status.txt" \
+  && grep -q '^NoNewPrivs:[[:space:]]*1$' "$SCENARIO_DIR/recognizer-status.txt" \
+  || fail "the recognizer's credentials: $(cat "$SCENARIO_DIR/recognizer-status.txt")"
+[ "$(stat -c %U "/proc/$DAEMON_PID")" = root ] || fail "the launcher is not root's"
 stop_process "$DAEMON_PID" 20
 [ "$STOP_STATUS" -eq 0 ] || fail "the installed daemon exited with status $STOP_STATUS on SIGTERM"
 wait_until 5 "STOPPING=1" grep -qs 'STOPPING=1' "$SCENARIO_DIR/notify.log"
@@ -177,4 +205,6 @@ note "dpkg --purge took $((SECONDS - started)) s"
 [ ! -e /etc/systemd/system/multi-user.target.wants/gestured.service ] \
   || fail "dpkg --purge left the unit enabled"
 [ ! -e "$state" ] || fail "dpkg --purge left deb-systemd-helper's record ($state)"
+! getent passwd gestured > /dev/null || fail "dpkg --purge left the user gestured"
+! getent group gestured > /dev/null || fail "dpkg --purge left the group gestured"
 kill "$TOUCH_PID"

@@ -1,0 +1,92 @@
+import GestureCore
+import GesturedConfig
+import GesturedSystem
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The recognizer's side of the channel to the root launcher (Launcher.swift): firings go
+/// out, reload requests come in.
+extension Daemon {
+  /// Checks that nothing privileged is left, then watches the channel the launcher handed
+  /// over as descriptor 3.
+  func openChannel() throws(SystemError) {
+    guard geteuid() != 0, Confinement.holdsNoCapability() else {
+      logger.error("the recognizer must run as an unprivileged user without capabilities; not starting")
+      exit(ExitCode.systemError.rawValue)
+    }
+    try Confinement.forbidNewPrivileges()
+    UinputPool.use(
+      (0..<Int32(options.uinputDescriptors)).map { Self.recognizerChannelDescriptor + 1 + $0 })
+    let socket = SeqPacketSocket(descriptor: Self.recognizerChannelDescriptor)
+    channel = socket
+    _ = try multiplexer.watch(socket.descriptor) { [unowned self] in self.channelReadable() }
+  }
+
+  /// Sends to the launcher (recognizer only). A launcher that cannot take it is gone or
+  /// stuck: the service restarts as a whole.
+  func sendToLauncher(_ message: ChannelMessage) {
+    guard let channel else { return }
+    do {
+      try channel.send(message.encoded())
+    } catch {
+      logger.error("cannot reach the launcher: \(error)")
+      exit(ExitCode.systemError.rawValue)
+    }
+  }
+
+  func channelReadable() {
+    guard let channel else { return }
+    while true {
+      let received: SeqPacketSocket.Received
+      do {
+        received = try channel.receive(maximumLength: ChannelMessage.maximumLength)
+      } catch {
+        logger.error("the launcher's channel: \(error)")
+        exit(ExitCode.systemError.rawValue)
+      }
+      switch received {
+      case .none: return
+      case .closed:
+        logger.notice("the launcher is gone; stopping")
+        exit(ExitCode.systemError.rawValue)
+      case .oversized(let length):
+        logger.error("the launcher sent \(length) bytes; ignored")
+      case .message(let bytes):
+        switch Result(catching: { () throws(ChannelError) in try ChannelMessage.decode(bytes) }) {
+        case .success(.reloadRequest(let generation, let identity)):
+          reloadRequested(generation: generation, identity: identity)
+        case .success(let other):
+          logger.error("unexpected message from the launcher: \(other)")
+        case .failure(let error):
+          logger.error("from the launcher: \(error)")
+        }
+      }
+    }
+  }
+
+  /// The launcher accepted the file as config `generation`: the recognizer moves to it if it
+  /// reads the same bytes and accepts them too, and says which it did; the launcher moves
+  /// only on its agreement.
+  func reloadRequested(generation newGeneration: UInt32, identity: ConfigIdentity) {
+    logger.notice("reloading \(options.configPath)")
+    switch Self.loadIdentifiedConfiguration(path: options.configPath, logger: logger) {
+    case .failure:
+      sendToLauncher(.reloadRefused(generation: newGeneration, reason: .invalid))
+    case .success(let new) where new.identity != identity:
+      logger.error("\(options.configPath) changed since the launcher read it; keeping the previous config")
+      sendToLauncher(.reloadRefused(generation: newGeneration, reason: .differentFile))
+    case .success(let new) where !Self.fitsDescriptorBudget(new.configuration, logger: logger):
+      sendToLauncher(.reloadRefused(generation: newGeneration, reason: .invalid))
+    case .success(let new):
+      // The ends of closed devices go under the old config, then the agreement; the
+      // firings of the new config follow it in the channel.
+      adopt(new.configuration, actions: new.actions) {
+        generation = newGeneration
+        sendToLauncher(.reloadAgreed(generation: newGeneration))
+      }
+      sendToLauncher(.ready(generation: generation, devices: devices.count))
+    }
+  }
+}

@@ -1,0 +1,331 @@
+import Dispatch
+import GestureCore
+import GesturedConfig
+import GesturedSystem
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The daemon started as root: a minimal launcher that reads and validates the config
+/// itself, starts `gestured __recognizer` as an unprivileged user (devices, udev,
+/// recognition, forwarding: every parser of untrusted input), and from then on only
+/// receives which binding fired, checks it against its own config and runs the bound action
+/// as its user through the action runner. Key and wheel bindings' virtual devices are the
+/// launcher's: the recognizer never holds /dev/uinput for them.
+///
+/// If the recognizer dies, the launcher exits non-zero and the service manager restarts
+/// both (Restart=on-failure in the unit), rather than restarting it here.
+public final class Launcher: @unchecked Sendable {
+  // @unchecked: every property is touched only on `queue`.
+
+  /// Who the recognizer runs as: the package's system user, else `nobody`.
+  public static let recognizerUser = "gestured"
+  public static let fallbackUser = "nobody"
+  public static let inputGroup = "input"
+
+  let queue = DispatchQueue(label: "gestured.launcher")
+  let options: Daemon.Options
+  let logger: Logger
+  let notifier: SystemdNotifier?
+  var configuration: Configuration
+  var actions: [ProfileActions]
+  var generation: UInt32 = 1
+  /// A config the launcher accepted, until the recognizer agrees or refuses.
+  var pending: (generation: UInt32, configuration: Configuration, actions: [ProfileActions])?
+  var multiplexer: EventMultiplexer!
+  var runner: ActionRunner?
+  var inputWriter: InputActionWriter?
+  var signals: SignalReceiver?
+  var channel: SeqPacketSocket?
+  var recognizer: ChildProcess?
+  var watchdogTimer: DeadlineTimer?
+  /// One table per device and profile the recognizer reported, remade at each reload.
+  var tables: [String: BindingTable] = [:]
+  let identity: ConfigIdentity
+
+  /// Whether `gestured` (the daemon, not a command) runs as two processes: as root.
+  public static var separatesPrivileges: Bool { geteuid() == 0 }
+
+  public static func make(options: Daemon.Options, errors: any OutputSink, environment: [String: String]) -> Result<
+    Launcher, ExitCode
+  > {
+    let journal = JournalStream.stderrIsJournal(environment: environment)
+    let logger = Logger(sink: NonBlockingLogSink.replacing(errors), journalPrefixes: journal, verbose: options.verbose)
+    switch Daemon.loadIdentifiedConfiguration(path: options.configPath, logger: logger) {
+    case .failure(let code): return .failure(code)
+    case .success(let loaded):
+      return .success(
+        Launcher(
+          options: options, logger: logger, configuration: loaded.configuration, actions: loaded.actions,
+          identity: loaded.identity, notifier: SystemdNotifier(environment: environment, logger: logger)))
+    }
+  }
+
+  private init(
+    options: Daemon.Options, logger: Logger, configuration: Configuration, actions: [ProfileActions],
+    identity: ConfigIdentity, notifier: SystemdNotifier?
+  ) {
+    self.options = options
+    self.logger = logger
+    self.configuration = configuration
+    self.actions = actions
+    self.identity = identity
+    self.notifier = notifier
+  }
+
+  public func run() -> Never {
+    SignalReceiver.block(Daemon.handledSignals)
+    queue.sync { start() }
+    multiplexer.run()
+  }
+
+  func start() {
+    signal(SIGPIPE, SIG_IGN)
+    do {
+      multiplexer = try EventMultiplexer(queue: queue)
+      let runner = ActionRunner(queue: queue, logger: logger, multiplexer: multiplexer)
+      let writer = InputActionWriter(logger: logger)
+      runner.writeInput = { request in
+        guard case .input(let input) = request.kind else { return }
+        writer.write(
+          input, key: request.key, label: request.label, firedAt: request.firedAt, cooldown: 0, oneShot: true)
+      }
+      self.runner = runner
+      inputWriter = writer
+      adopt(configuration, actions: actions)
+      signals = try SignalReceiver(Daemon.handledSignals, multiplexer: multiplexer) { [unowned self] signal in
+        signal == SIGHUP ? self.reload() : self.stop()
+      }
+      try startRecognizer()
+    } catch {
+      logger.error("cannot start: \(error)")
+      exit(ExitCode.systemError.rawValue)
+    }
+    startWatchdog()
+  }
+
+  /// WATCHDOG=1 at once, then every `watchdogInterval`, from the launcher's event loop (the
+  /// main process is the one systemd watches); the recognizer's loop is not watched.
+  func startWatchdog() {
+    guard let notifier, let interval = notifier.watchdogInterval else { return }
+    do {
+      let watchdog = try DeadlineTimer(multiplexer: multiplexer) { [unowned self] in
+        notifier.watchdog()
+        self.watchdogTimer?.schedule(at: MonotonicClock.now() + interval)
+      }
+      watchdog.schedule(at: MonotonicClock.now())
+      watchdogTimer = watchdog
+    } catch {
+      logger.error("cannot start the watchdog timer, systemd will restart gestured: \(error)")
+    }
+  }
+
+  func adopt(_ new: Configuration, actions newActions: [ProfileActions]) {
+    if new.profiles.contains(where: \.forward) && !configuration.profiles.contains(where: \.forward) {
+      logger.warning("the new config forwards a panel: restart gestured to give the recognizer /dev/uinput")
+    }
+    configuration = new
+    actions = newActions
+    tables.removeAll()
+    runner?.users = Daemon.resolveUsers(of: newActions, logger: logger)
+    let used = newActions.inputDevicesUsed
+    inputWriter?.provide(keyboard: used.keyboard, pointer: used.pointer)
+  }
+
+  /// The recognizer's user: `gestured`, else `nobody` (said in the log), with the input
+  /// group as its only supplementary group.
+  func recognizerCredentials() throws(SystemError) -> ChildCredentials {
+    let user: UserIdentity
+    do {
+      user = try UserIdentity(lookingUp: Self.recognizerUser)
+    } catch {
+      do {
+        user = try UserIdentity(lookingUp: Self.fallbackUser)
+      } catch {
+        throw SystemError(
+          operation: "look up users \(Self.recognizerUser) and \(Self.fallbackUser)", errno: .invalidArgument)
+      }
+      logger.warning(
+        "no user \(Self.recognizerUser) (the package creates it): the recognizer runs as \(Self.fallbackUser) with the input group"
+      )
+    }
+    guard let input = getgrnam(Self.inputGroup) else {
+      throw SystemError(operation: "look up group \(Self.inputGroup)", errno: .invalidArgument)
+    }
+    let inputGID = input.pointee.gr_gid
+    return ChildCredentials(uid: user.uid, gid: user.gid, groups: [inputGID])
+  }
+
+  func startRecognizer() throws(SystemError) {
+    let (launcherEnd, recognizerEnd) = try SeqPacketSocket.pair()
+    channel = launcherEnd
+    let credentials = try recognizerCredentials()
+    var arguments = [
+      "gestured", "__recognizer", "--config", options.configPath, "--config-identity",
+      "\(identity.length):\(identity.hash)",
+    ]
+    let uinput = openUinputDescriptors()
+    defer { for descriptor in uinput { close(descriptor) } }
+    if !uinput.isEmpty { arguments += ["--uinput-descriptors", "\(uinput.count)"] }
+    if options.verbose { arguments.append("--verbose") }
+    // Only what its log needs: the journal's stream, so its lines keep their priorities.
+    let environment = ProcessEnvironment.current().filter { $0.key == "JOURNAL_STREAM" }.map { "\($0.key)=\($0.value)" }
+    let process = try ChildProcess.spawn(
+      path: "/proc/self/exe", arguments: arguments, environment: environment,
+      inherited: [recognizerEnd.descriptor] + uinput,
+      credentials: credentials, noNewPrivileges: true
+    ).get()
+    recognizerEnd.close()
+    recognizer = process
+    logger.notice("recognizer started as uid \(credentials.uid), pid \(process.pid)")
+    let pidfd = try process.openPidfd()
+    _ = try multiplexer.watch(pidfd) { [unowned self] in
+      let status = (try? process.reap().get()).flatMap { $0 }
+      logger.error("the recognizer ended (\(status.map { "\($0)" } ?? "unknown")); stopping")
+      exit(ExitCode.systemError.rawValue)
+    }
+    _ = try multiplexer.watch(launcherEnd.descriptor) { [unowned self] in self.channelReadable() }
+  }
+
+  /// /dev/uinput descriptors for the recognizer's forwarding clones, when a profile forwards:
+  /// it cannot open /dev/uinput itself, so it can make no other input device.
+  func openUinputDescriptors() -> [Int32] {
+    guard configuration.profiles.contains(where: \.forward) else { return [] }
+    let count = min(configuration.maximumDevices, Daemon.maximumPooledUinputDescriptors)
+    var descriptors: [Int32] = []
+    for _ in 0..<count {
+      let descriptor = open("/dev/uinput", O_RDWR | O_CLOEXEC)
+      guard descriptor >= 0 else {
+        let error = Errno.current
+        logger.error("cannot open /dev/uinput for forwarding: \(error)\(UinputClone.hint(for: error))")
+        break
+      }
+      descriptors.append(descriptor)
+    }
+    return descriptors
+  }
+
+  func channelReadable() {
+    guard let channel else { return }
+    while true {
+      let datagram: SeqPacketSocket.Received
+      do {
+        datagram = try channel.receive(maximumLength: ChannelMessage.maximumLength)
+      } catch {
+        logger.error("the recognizer's channel: \(error)")
+        exit(ExitCode.systemError.rawValue)
+      }
+      switch datagram {
+      case .none: return
+      case .closed:
+        logger.error("the recognizer closed its channel; stopping")
+        exit(ExitCode.systemError.rawValue)
+      case .oversized(let length):
+        logger.error("refused a message from the recognizer: oversized message: \(length) bytes")
+      case .message(let bytes):
+        do {
+          try received(ChannelMessage.decode(bytes))
+        } catch {
+          logger.error("refused a message from the recognizer: \(error)")
+        }
+      }
+    }
+  }
+
+  func received(_ message: ChannelMessage) throws(ChannelError) {
+    switch message {
+    case .fired(let firing):
+      let checked = try firing.validated(against: configuration, generation: generation)
+      runner?.fire(checked.event, of: table(for: checked))
+    case .woke(let wake):
+      let checked = try wake.validated(
+        profileCount: configuration.profiles.count, hasWake: { actions[$0].wake != nil }, generation: generation)
+      runWake(checked)
+    case .ready(_, let devices):
+      notifier?.ready(status: devices == 1 ? "1 touchscreen" : "\(devices) touchscreens")
+    case .streamEnd(let reason):
+      logger.notice("the recognizer stops (\(reason)); stopping")
+      exit(reason == .stopping ? ExitCode.success.rawValue : ExitCode.systemError.rawValue)
+    case .reloadAgreed(let agreed):
+      guard let pending, pending.generation == agreed else { throw .staleConfig(generation: agreed) }
+      self.pending = nil
+      generation = agreed
+      adopt(pending.configuration, actions: pending.actions)
+      logger.notice("config reloaded")
+    case .reloadRefused(let refused, let reason):
+      guard let pending, pending.generation == refused else { throw .staleConfig(generation: refused) }
+      self.pending = nil
+      logger.error("the recognizer refused the new config (\(reason)); both keep the previous one")
+      notifier?.ready()
+    case .reloadRequest:
+      throw .malformed("a reload request from the recognizer")
+    }
+  }
+
+  /// The profile's `wake:` (command or keys), labelled "profile/wake", as the one-process
+  /// daemon runs it.
+  func runWake(_ wake: ChannelWake) {
+    let profile = configuration.profiles[wake.profile]
+    let profileActions = actions[wake.profile]
+    guard let action = profileActions.wake else { return }
+    let environment = ActionEnvironment.Shared(
+      profileName: profile.name, profileEnvironment: profileActions.environment, bindingName: "wake",
+      bindingEnvironment: action.environment, deviceName: wake.deviceName, devnode: wake.devnode,
+      path: ActionEnvironment.currentPath())
+    var request = ActionRunner.Request(
+      key: "\(wake.devnode)#wake", label: "\(profile.name)/wake", command: action.run ?? "",
+      environment: ActionEnvironment(shared: environment), timeout: action.timeout, cooldown: action.cooldown,
+      user: action.user ?? profileActions.user, firedAt: wake.time)
+    if let input = action.input { request.kind = .input(input) }
+    runner?.run(request)
+  }
+
+  /// The table for the device a firing came from, under the launcher's own config.
+  func table(for firing: ChannelFiring) -> BindingTable {
+    let key = "\(firing.profile)|\(firing.devnode)|\(firing.deviceName)"
+    if let table = tables[key] { return table }
+    // Bounded: at most one entry per device and profile the recognizer could name.
+    if tables.count >= 4 * max(configuration.maximumDevices, 1) { tables.removeAll() }
+    let table = BindingTable(
+      profile: configuration.profiles[firing.profile], profileIndex: firing.profile, actions: actions[firing.profile],
+      devnode: firing.devnode, deviceName: firing.deviceName, daemonPath: ActionEnvironment.currentPath(),
+      daemonIsRoot: true)
+    tables[key] = table
+    return table
+  }
+
+  /// SIGHUP: the launcher reads the file; if it accepts it, the recognizer is asked to move
+  /// to the same bytes, and both move on its agreement (a refusal keeps both on the old).
+  func reload() {
+    // One reload at a time: the recognizer answers each request in order.
+    guard pending == nil else {
+      logger.warning("a reload is under way; SIGHUP ignored")
+      return
+    }
+    notifier?.reloading(monotonicMicroseconds: MonotonicClock.now().microseconds)
+    logger.notice("reloading \(options.configPath)")
+    switch Daemon.loadIdentifiedConfiguration(path: options.configPath, logger: logger) {
+    case .failure:
+      logger.error("the new config has errors; keeping the previous one")
+      notifier?.ready()
+    case .success(let new):
+      let next = generation &+ 1
+      pending = (next, new.configuration, new.actions)
+      do {
+        try channel?.send(ChannelMessage.reloadRequest(generation: next, identity: new.identity).encoded())
+      } catch {
+        logger.error("cannot reach the recognizer: \(error)")
+        exit(ExitCode.systemError.rawValue)
+      }
+    }
+  }
+
+  func stop() {
+    logger.notice("stopping")
+    notifier?.stopping()
+    recognizer?.signalGroup(SIGTERM)
+    runner?.dropWaitingRuns()
+    exit(ExitCode.success.rawValue)
+  }
+}
