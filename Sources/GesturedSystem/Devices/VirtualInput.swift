@@ -41,7 +41,15 @@ public final class VirtualInputDevice {
 
   public struct CreateError: Error, CustomStringConvertible {
     public var kind: Kind
-    public var errno: Errno
+    /// The call that failed: uinput's open, libevdev's creation or the phys marker.
+    public var failure: SystemError
+    public var errno: Errno { failure.errno }
+
+    init(kind: Kind, errno: Errno) {
+      self.kind = kind
+      failure = SystemError(operation: "create the virtual \(kind.rawValue)", errno: errno)
+    }
+
     public var description: String {
       "cannot create the virtual \(kind.rawValue) for key and wheel bindings: \(errno)"
         + (errno == .noSuchFileOrDirectory || errno == .permissionDenied
