@@ -208,7 +208,9 @@ test-vm: deps
 	SWIFT="$(SWIFT)" SCRATCH="$(SCRATCH)" SWIFT_FLAGS="$(SWIFT_FLAGS)" Tests/VM/run-scenarios.sh
 
 # Built only when missing, so that `make build && sudo make install` does not need the
-# toolchain on root's PATH. install copies what the last `make build` made.
+# toolchain on root's PATH. install copies what the last `make build` made; check-binary and
+# deb build first (an up-to-date build is quick), so that they never check or package a
+# binary older than the sources.
 $(GESTURED):
 	$(MAKE) --no-print-directory build
 
@@ -265,7 +267,7 @@ uninstall:
 
 # What CI asserts about the release binary: no Swift library and no RUNPATH in its dynamic
 # section, stripped, and every library ldd resolves is a Debian package's (no toolchain).
-check-binary: $(GESTURED)
+check-binary: build
 	systemd/debian/check-binary.sh $(GESTURED)
 
 # The manual pages from their one source. scdoc (Debian package scdoc) is installed when
@@ -292,7 +294,7 @@ test-completion:
 	Tests/Packaging/completion-test.sh
 
 # The Debian package: make install into a stage, then Debian's additions (docs/packaging.md).
-deb: $(GESTURED) $(MAN_PAGES)
+deb: build $(MAN_PAGES)
 	rm -rf $(DEB_STAGE)
 	$(MAKE) --no-print-directory install DESTDIR="$(abspath $(DEB_STAGE))" PREFIX=/usr
 	systemd/debian/build-deb.sh $(DEB_STAGE) $(DEB_DIR) "$(DEB_MAINTAINER)"
