@@ -351,6 +351,27 @@ thread_switches() {
   done
 }
 
+# reader_of PID: the process that reads the panels for the daemon PID: its recognizer
+# (`gestured __recognizer`) when the daemon runs as two processes (started as root), else
+# PID itself.
+reader_of() {
+  local daemon="$1" child
+  for child in $(children_of "$daemon" | cut -d' ' -f1); do
+    if tr '\0' ' ' < "/proc/$child/cmdline" 2>/dev/null | grep -q -- ' __recognizer'; then
+      echo "$child"
+      return
+    fi
+  done
+  echo "$daemon"
+}
+
+# actions_of PID: children_of PID, its recognizer left out: the actions it started.
+actions_of() {
+  local reader
+  reader="$(reader_of "$1")"
+  children_of "$1" | grep -v "^$reader " || true
+}
+
 # children_of PID: one line per child process of PID: "CHILD STATE COMM", from
 # /proc/*/stat (STATE Z is a zombie: exited, not yet reaped).
 children_of() {

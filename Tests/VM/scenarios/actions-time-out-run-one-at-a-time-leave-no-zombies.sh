@@ -124,9 +124,9 @@ inject "$node" "$SCENARIO_DIR/burst-tap.evemu"
 started_again() { [ "$(burst_started)" -gt "$before" ]; }
 wait_until 10 "a tap after the burst's last run to start the command again" started_again
 kill -TERM "$player" 2>/dev/null || true
-no_children() { [ -z "$(children_of "$DAEMON_PID")" ]; }
+no_children() { [ -z "$(actions_of "$DAEMON_PID")" ]; }
 poll_until 15 no_children \
-  || fail "the daemon's children did not all end and get reaped (pid state name): $(children_of "$DAEMON_PID" | tr '\n' ';')"
+  || fail "the daemon's children did not all end and get reaped (pid state name): $(actions_of "$DAEMON_PID" | tr '\n' ';')"
 kill -0 "$DAEMON_PID" 2>/dev/null || fail "the daemon died"
 [ "$(count_lines "$SCENARIO_DIR/burst.runs")" -eq $((runs + 1)) ] \
   || fail "the tap after the burst started the command but it did not run"

@@ -31,10 +31,11 @@ mark="$(count_lines "$SCENARIO_DIR/daemon.log")"
 start=${EPOCHREALTIME/./}
 kill -USR1 "$player"
 sleep_until "$start" 1000
-kill -STOP "$DAEMON_PID" "$witness"
+reader="$(reader_of "$DAEMON_PID")"
+kill -STOP "$reader" "$witness"
 stopped_ms=$(ms_since "$start")
 sleep_until "$start" 4600
-kill -CONT "$DAEMON_PID" "$witness"
+kill -CONT "$reader" "$witness"
 resumed_ms=$(ms_since "$start")
 note "daemon stopped at $stopped_ms ms, resumed at $resumed_ms ms (landing at 100 ms, flood 2000-3600 ms, tap at 6500 ms)"
 logged_since "$SCENARIO_DIR/daemon.log" "$mark" "^$node: .*sequence began" \
