@@ -297,20 +297,8 @@ public final class Daemon: @unchecked Sendable {
     return count == 1 ? "1 touchscreen" : "\(count) touchscreens"
   }
 
-  /// WATCHDOG=1 at once, then every `watchdogInterval` (systemd asks for half its
-  /// WatchdogSec), from a timerfd in the event loop: if the loop hangs, systemd notices.
   func startWatchdog() {
-    guard let notifier, let interval = notifier.watchdogInterval else { return }
-    do {
-      let watchdog = try DeadlineTimer(multiplexer: multiplexer) { [unowned self] in
-        notifier.watchdog()
-        self.watchdogTimer?.schedule(at: MonotonicClock.now() + interval)
-      }
-      watchdog.schedule(at: MonotonicClock.now())
-      watchdogTimer = watchdog
-    } catch {
-      logger.error("cannot start the watchdog timer, systemd will restart gestured: \(error)")
-    }
+    watchdogTimer = startSystemdWatchdog(notifier: notifier, multiplexer: multiplexer, logger: logger)
   }
 
   func stop() {
@@ -362,4 +350,27 @@ public final class Daemon: @unchecked Sendable {
     logger.notice("config reloaded: \(statusText)")
   }
 
+}
+
+/// WATCHDOG=1 at once, then every `watchdogInterval` (systemd asks for half its WatchdogSec),
+/// from a timerfd in `multiplexer`'s loop: if that loop hangs, systemd notices. nil when
+/// systemd asks for no watchdog, or when the timer cannot be made (logged).
+func startSystemdWatchdog(notifier: SystemdNotifier?, multiplexer: EventMultiplexer, logger: Logger)
+  -> DeadlineTimer?
+{
+  guard let notifier, let interval = notifier.watchdogInterval else { return nil }
+  // Weak: the timer owns this closure.
+  weak var scheduled: DeadlineTimer?
+  do {
+    let watchdog = try DeadlineTimer(multiplexer: multiplexer) {
+      notifier.watchdog()
+      scheduled?.schedule(at: MonotonicClock.now() + interval)
+    }
+    scheduled = watchdog
+    watchdog.schedule(at: MonotonicClock.now())
+    return watchdog
+  } catch {
+    logger.error("cannot start the watchdog timer, systemd will restart gestured: \(error)")
+    return nil
+  }
 }

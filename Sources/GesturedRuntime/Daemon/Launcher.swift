@@ -105,20 +105,10 @@ public final class Launcher: @unchecked Sendable {
     startWatchdog()
   }
 
-  /// WATCHDOG=1 at once, then every `watchdogInterval`, from the launcher's event loop (the
-  /// main process is the one systemd watches); the recognizer's loop is not watched.
+  /// From the launcher's event loop (the main process is the one systemd watches); the
+  /// recognizer's loop is not watched.
   func startWatchdog() {
-    guard let notifier, let interval = notifier.watchdogInterval else { return }
-    do {
-      let watchdog = try DeadlineTimer(multiplexer: multiplexer) { [unowned self] in
-        notifier.watchdog()
-        self.watchdogTimer?.schedule(at: MonotonicClock.now() + interval)
-      }
-      watchdog.schedule(at: MonotonicClock.now())
-      watchdogTimer = watchdog
-    } catch {
-      logger.error("cannot start the watchdog timer, systemd will restart gestured: \(error)")
-    }
+    watchdogTimer = startSystemdWatchdog(notifier: notifier, multiplexer: multiplexer, logger: logger)
   }
 
   func adopt(_ new: Configuration, actions newActions: [ProfileActions]) {
