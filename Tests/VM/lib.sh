@@ -365,6 +365,25 @@ reader_of() {
   echo "$daemon"
 }
 
+# expect_recognizer_as USER: the daemon ($DAEMON_PID) runs as two processes: a root
+# launcher and its recognizer as USER, in the group input only, without capabilities and
+# with no new privileges (docs/systemd.md, "Two processes"). Its /proc status lines are kept
+# in recognizer-status.txt.
+expect_recognizer_as() {
+  local user="$1" recognizer status="$SCENARIO_DIR/recognizer-status.txt"
+  recognizer="$(reader_of "$DAEMON_PID")"
+  [ "$recognizer" != "$DAEMON_PID" ] || fail "no recognizer under the launcher: $(ps -ef | grep '[g]estured')"
+  grep -E '^(Uid|Gid|Groups|CapEff|CapPrm|NoNewPrivs):' "/proc/$recognizer/status" > "$status"
+  note "recognizer $recognizer: $(tr '\n\t' '  ' < "$status")"
+  grep -q "^Uid:[[:space:]]*$(id -u "$user")[[:space:]]" "$status" \
+    && grep -qE "^Groups:[[:space:]]*$(getent group input | cut -d: -f3)[[:space:]]*$" "$status" \
+    && grep -q '^CapEff:[[:space:]]*0000000000000000$' "$status" \
+    && grep -q '^CapPrm:[[:space:]]*0000000000000000$' "$status" \
+    && grep -q '^NoNewPrivs:[[:space:]]*1$' "$status" \
+    || fail "the recognizer's credentials: $(cat "$status")"
+  [ "$(stat -c %U "/proc/$DAEMON_PID")" = root ] || fail "the launcher is not root's"
+}
+
 # actions_of PID: children_of PID, its recognizer left out: the actions it started.
 actions_of() {
   local reader

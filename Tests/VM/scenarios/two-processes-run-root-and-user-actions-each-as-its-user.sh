@@ -32,17 +32,7 @@ daemon_start "$config"
 wait_until 30 "READY=1 on the notify socket" grep -qs 'READY=1' "$SCENARIO_DIR/notify.log"
 grep -q "no user gestured (the package creates it): the recognizer runs as nobody with the input group" \
   "$SCENARIO_DIR/daemon.log" || fail "the launcher did not say the recognizer runs as nobody: $(cat "$SCENARIO_DIR/daemon.log")"
-recognizer="$(pgrep -P "$DAEMON_PID" -f '__recognizer' | head -n 1)"
-[ -n "$recognizer" ] || fail "no recognizer under the launcher: $(ps -ef | grep '[g]estured')"
-grep -E '^(Uid|Gid|Groups|CapEff|CapPrm|NoNewPrivs):' "/proc/$recognizer/status" > "$SCENARIO_DIR/recognizer-status.txt"
-note "recognizer $recognizer: $(tr '\n\t' '  ' < "$SCENARIO_DIR/recognizer-status.txt")"
-grep -q "^Uid:[[:space:]]*$(id -u nobody)[[:space:]]" "$SCENARIO_DIR/recognizer-status.txt" \
-  && grep -qE "^Groups:[[:space:]]*$(getent group input | cut -d: -f3)[[:space:]]*$" "$SCENARIO_DIR/recognizer-status.txt" \
-  && grep -q '^CapEff:[[:space:]]*0000000000000000$' "$SCENARIO_DIR/recognizer-status.txt" \
-  && grep -q '^CapPrm:[[:space:]]*0000000000000000$' "$SCENARIO_DIR/recognizer-status.txt" \
-  && grep -q '^NoNewPrivs:[[:space:]]*1$' "$SCENARIO_DIR/recognizer-status.txt" \
-  || fail "the recognizer's credentials: $(cat "$SCENARIO_DIR/recognizer-status.txt")"
-[ "$(stat -c %U "/proc/$DAEMON_PID")" = root ] || fail "the launcher is not root's"
+expect_recognizer_as nobody
 
 create_panel panel "$VM_TESTS/scripts/daemon/tap.touch"
 node=$TOUCH_DEVNODE
@@ -54,6 +44,7 @@ expect_lines "$SCENARIO_DIR/root.out" "root" "the left tap's command runs as roo
 expect_lines "$SCENARIO_DIR/user.out" "nobody" "the right tap's user: command runs as nobody"
 
 # The recognizer gone: the launcher stops with 71 for the service manager to restart both.
+recognizer="$(reader_of "$DAEMON_PID")"
 kill -KILL "$recognizer"
 wait_until 10 "the launcher to exit" bash -c "! kill -0 $DAEMON_PID 2>/dev/null"
 status=0
