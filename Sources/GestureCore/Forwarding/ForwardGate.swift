@@ -103,8 +103,10 @@ public struct ForwardGate {
     var events: [RawEvent]
     var frames: Int
     var start: Timestamp
-    /// Protocol A: what each report of these frames may do, in order.
+    /// Protocol A: what each report of these frames may do, in order, and how many reports
+    /// the last frame has (what the clone has down once the run went out whole).
     var reportFates: [ReportFate]
+    var reportsAtEnd: Int
   }
 
   /// A report of a protocol A frame (one that carries a position, as the engine counts them).
@@ -337,11 +339,12 @@ public struct ForwardGate {
       held[last].frames += 1
       held[last].filtered = held[last].filtered || filtered
       held[last].reportFates.append(contentsOf: reportFates)
+      held[last].reportsAtEnd = panelReports
     } else {
       held.append(
         HeldRun(
           sequences: involved, filtered: filtered, dropAll: dropAll, before: before, events: Array(events),
-          frames: 1, start: timeNow, reportFates: reportFates))
+          frames: 1, start: timeNow, reportFates: reportFates, reportsAtEnd: panelReports))
     }
     heldFrames += 1
     cloneMatchesPanel = false
@@ -453,26 +456,6 @@ public struct ForwardGate {
       }
     }
     panelReports = reports.count
-  }
-
-  /// The reports of the last frame in `events`.
-  private static func reportCount(ofLastFrameIn events: [RawEvent]) -> Int {
-    var count = 0
-    var inFrame = 0
-    var hasPosition = false
-    for event in events {
-      if event.type == EventType.abs, event.code == AbsCode.mtPositionX || event.code == AbsCode.mtPositionY {
-        hasPosition = true
-      } else if event.type == EventType.syn, event.code == SynCode.mtReport || event.code == SynCode.report {
-        if hasPosition { inFrame += 1 }
-        hasPosition = false
-        if event.code == SynCode.report {
-          count = inFrame
-          inFrame = 0
-        }
-      }
-    }
-    return count
   }
 
   /// A protocol A frame's reports judged, once `reports` has them: a contact's first report
@@ -665,7 +648,7 @@ public struct ForwardGate {
           clone.apply(event)
           out.append(event)
         }
-        if protocolA { cloneReports = Self.reportCount(ofLastFrameIn: run.events) }
+        if protocolA { cloneReports = run.reportsAtEnd }
       } else if !run.filtered && passes == 0 {
         partly = true
       } else if protocolA {
