@@ -46,6 +46,11 @@ struct GestureArbiter {
   private var sequencesReport = false
 
   private var contacts: [Contact] = []
+  /// The earliest `anchorTime` of the contacts not dropped (`Int64.max`: none), which the
+  /// stuck-contact deadline is worked out from, while `oldestAnchorKnown`; a change that may
+  /// raise it clears that, and `earliestDue` looks at every contact again.
+  private var oldestAnchor = Int64.max
+  private var oldestAnchorKnown = true
   /// Where `contactIndex(of:)` starts looking.
   private var lookupHint = 0
   private var shared: SequenceArbiter
@@ -205,14 +210,23 @@ struct GestureArbiter {
     var found = false
     shared.earliestDue(&next, &found)
     if hasIndependentRegions { independentEarliestDue(&next, &found) }
-    for contact in contacts where !contact.dropped {
-      let t = contact.anchorTime + stuckContact
+    if !oldestAnchorKnown { findOldestAnchor() }
+    if oldestAnchor != Int64.max {
+      let t = Timestamp(microseconds: oldestAnchor) + stuckContact
       if t.microseconds <= next {
         next = t.microseconds
         found = true
       }
     }
     return found ? Timestamp(microseconds: next) : nil
+  }
+
+  private mutating func findOldestAnchor() {
+    oldestAnchor = Int64.max
+    for contact in contacts where !contact.dropped {
+      oldestAnchor = min(oldestAnchor, contact.anchorTime.microseconds)
+    }
+    oldestAnchorKnown = true
   }
 
   @inline(never)
@@ -246,6 +260,7 @@ struct GestureArbiter {
     }
     for i in contacts.indices where !contacts[i].dropped && time >= contacts[i].anchorTime + stuckContact {
       contacts[i].dropped = true
+      oldestAnchorKnown = false
       if tracer.isOn { note("contact \(contacts[i].id) dropped: no movement for \(stuckContact / 1000) ms") }
       let k = contacts[i].sequence
       if k == 0 {
@@ -350,6 +365,7 @@ struct GestureArbiter {
     }
     let k = route(of: change.position)
     contacts.append(Contact(id: change.id, anchor: change.position, anchorTime: now, sequence: k))
+    oldestAnchor = min(oldestAnchor, now.microseconds)
     if k == 0 {
       if shared.generation != profileGeneration, shared.isDone { shared = newSequence() }
       shared.liveContacts += 1
@@ -403,12 +419,15 @@ struct GestureArbiter {
       impossible("contact \(change.id) moved without landing")
       return
     }
-    guard !contacts[c].dropped else { return }
-    if slopLimit.isExceeded(bySquared: geometry.squaredDistance(contacts[c].anchor, change.position)) {
+    // Read once: the writes below would otherwise have each later read checked again.
+    let contact = contacts[c]
+    guard !contact.dropped else { return }
+    if slopLimit.isExceeded(bySquared: geometry.squaredDistance(contact.anchor, change.position)) {
       contacts[c].anchor = change.position
       contacts[c].anchorTime = now
+      if contact.anchorTime.microseconds == oldestAnchor { oldestAnchorKnown = false }
     }
-    let k = contacts[c].sequence
+    let k = contact.sequence
     if k == 0 {
       shared.moved(change, likely: c, into: &output)
     } else {
@@ -432,6 +451,7 @@ struct GestureArbiter {
       return
     }
     let contact = contacts.remove(at: c)
+    oldestAnchorKnown = false
     guard !contact.dropped else { return }
     if contact.sequence == 0 {
       shared.liveContacts -= 1
@@ -456,6 +476,7 @@ struct GestureArbiter {
       independent[k].route = nil
     }
     contacts.removeAll(keepingCapacity: true)
+    oldestAnchor = Int64.max
     if tracer.isOn { note("reset: device gone") }
   }
 
