@@ -51,7 +51,7 @@ struct GestureArbiter {
   /// raise it clears that, and `earliestDue` looks at every contact again.
   private var oldestAnchor = Int64.max
   private var oldestAnchorKnown = true
-  /// Where `contactIndex(of:)` starts looking.
+  /// Where `movedContact(_:)` starts looking.
   private var lookupHint = 0
   private var shared: SequenceArbiter
   /// The independent regions' sequences: a value serves one region while it has contacts or
@@ -336,22 +336,26 @@ struct GestureArbiter {
     }
   }
 
-  /// Where contact `id` is in `contacts`. A frame lists its moves in the order the
-  /// contacts landed, mostly (slot or report order), so the contact after the one found
-  /// last (after the last, the first) is tried first: one comparison per move instead of
-  /// half the contacts. Ids are unique in `contacts`: the order of the search does not
+  /// Where contact `id` is in `contacts`, and the contact. A frame lists its moves in the
+  /// order the contacts landed, mostly (slot or report order), so the contact after the one
+  /// found last (after the last, the first) is tried first: one comparison per move instead
+  /// of half the contacts. Ids are unique in `contacts`: the order of the search does not
   /// change what it finds.
   @inline(__always)
-  private mutating func contactIndex(of id: UInt32) -> Int? {
-    let likely = lookupHint < contacts.count ? lookupHint : 0
-    // `indices.contains` spares the subscript its own bounds check.
-    if contacts.indices.contains(likely), contacts[likely].id == id {
-      lookupHint = likely + 1
-      return likely
+  private mutating func movedContact(_ id: UInt32) -> (index: Int, contact: Contact)? {
+    var likely = lookupHint
+    if likely == contacts.count { likely = 0 }
+    // The subscript's own bounds check, made first: one unsigned comparison.
+    if UInt(bitPattern: likely) < UInt(bitPattern: contacts.count) {
+      let contact = contacts[likely]
+      if contact.id == id {
+        lookupHint = likely + 1
+        return (likely, contact)
+      }
     }
     guard let index = contacts.firstIndex(where: { $0.id == id }) else { return nil }
     lookupHint = index + 1
-    return index
+    return (index, contacts[index])
   }
 
   private mutating func began(_ change: ContactChange, into output: inout [GestureEvent]) {
@@ -415,12 +419,10 @@ struct GestureArbiter {
   /// finger's position.
   @inline(__always)
   private mutating func moved(_ change: ContactChange, into output: inout [GestureEvent]) {
-    guard let c = contactIndex(of: change.id) else {
+    guard let (c, contact) = movedContact(change.id) else {
       impossible("contact \(change.id) moved without landing")
       return
     }
-    // Read once: the writes below would otherwise have each later read checked again.
-    let contact = contacts[c]
     guard !contact.dropped else { return }
     if slopLimit.isExceeded(bySquared: geometry.squaredDistance(contact.anchor, change.position)) {
       contacts[c].anchor = change.position
