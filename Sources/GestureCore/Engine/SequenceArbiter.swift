@@ -642,7 +642,7 @@ struct SequenceArbiter {
   /// A closed sequence fires nothing more, steps nor ends: nothing reads its measures.
   @inline(__always)  // Once per frame, from `process`.
   private mutating func followContinuous(into output: inout [GestureEvent]) {
-    guard !track.quantities.isEmpty, !state.isClosed else { return }
+    guard followsFingers, !track.quantities.isEmpty else { return }
     track.follow(sequence.fingers, geometry: geometry, at: now)
     recognizers.frame(track.frame, kinds: bound.continuousKinds)
     evaluateContinuous(into: &output)
