@@ -12,11 +12,11 @@ struct GestureArbiter {
   /// A contact the assembler reported as down.
   private struct Contact {
     var id: UInt32
+    /// Dropped as stuck: ignored until it lifts. After `id`, so that the two share a word.
+    var dropped = false
     /// Where it last moved more than `tap-slop`, and when: stuck-contact detection.
     var anchor: Point
     var anchorTime: Timestamp
-    /// Dropped as stuck: ignored until it lifts.
-    var dropped = false
     /// Its sequence: 0 the shared one, k the k-th of `independent`.
     var sequence: Int
   }
