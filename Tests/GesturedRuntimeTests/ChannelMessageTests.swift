@@ -78,6 +78,7 @@ struct ChannelMessageTests {
       .reloadRequest(generation: 8, identity: ConfigIdentity(of: Array("bindings: []".utf8))),
       .reloadAgreed(generation: 8),
       .reloadRefused(generation: 8, reason: .differentFile),
+      .alive,
     ]
     for message in messages {
       #expect(try ChannelMessage.decode(message.encoded()) == message)
@@ -154,6 +155,7 @@ struct ChannelMessageTests {
       [ChannelMessage.version, 99],  // unknown kind
       Array(valid.dropLast()),  // truncated
       valid + [0],  // trailing
+      ChannelMessage.alive.encoded() + [ChannelMessage.FieldType.absent.rawValue],  // a keep-alive has no fields
       ChannelMessage.fired(firing(deviceName: "x\nforged log line")).encoded(),
       ChannelMessage.fired(firing(deviceName: "nul\u{0}inside")).encoded(),
       ChannelMessage.fired(firing(deviceName: "")).encoded(),

@@ -32,6 +32,9 @@ public enum ChannelMessage: Hashable, Sendable {
   case reloadAgreed(generation: UInt32)
   /// Recognizer → launcher: it keeps its config; so does the launcher.
   case reloadRefused(generation: UInt32, reason: ChannelRefusal)
+  /// Recognizer → launcher: its event loop still turns (sent every
+  /// `RecognizerLiveness.interval`); a recognizer silent for longer is taken for hung.
+  case alive
 
   /// The protocol's version: both processes are the same binary, so any other is a bug or
   /// an attack.
@@ -51,6 +54,7 @@ public enum ChannelMessage: Hashable, Sendable {
     case reloadAgreed = 5
     case reloadRefused = 6
     case woke = 7
+    case alive = 8
   }
 
   enum FieldType: UInt8 {
@@ -247,6 +251,8 @@ extension ChannelMessage {
       writer.kind(.reloadRefused)
       writer.unsigned(UInt64(generation))
       writer.unsigned(UInt64(reason.rawValue))
+    case .alive:
+      writer.kind(.alive)
     }
     return writer.bytes
   }
@@ -338,6 +344,8 @@ extension ChannelMessage {
         throw .malformed("reason")
       }
       message = .reloadRefused(generation: generation, reason: reason)
+    case .alive:
+      message = .alive
     }
     guard reader.isAtEnd else { throw .malformed("trailing bytes") }
     return message

@@ -40,6 +40,9 @@ public final class Launcher: @unchecked Sendable {
   var channel: SeqPacketSocket?
   var recognizer: ChildProcess?
   var watchdogTimer: DeadlineTimer?
+  /// Whether the recognizer still speaks, and the timer that checks it at its deadline.
+  var liveness = RecognizerLiveness(startedAt: Timestamp(microseconds: 0))
+  var livenessTimer: DeadlineTimer?
   /// One table per device and profile the recognizer reported, remade at each reload.
   var tables: [String: BindingTable] = [:]
   let identity: ConfigIdentity
@@ -106,9 +109,42 @@ public final class Launcher: @unchecked Sendable {
   }
 
   /// From the launcher's event loop (the main process is the one systemd watches); the
-  /// recognizer's loop is not watched.
+  /// recognizer's loop is watched through its keep-alives instead.
   func startWatchdog() {
     watchdogTimer = startSystemdWatchdog(notifier: notifier, multiplexer: multiplexer, logger: logger)
+    watchRecognizerLiveness()
+  }
+
+  /// Checks at each deadline of `liveness` that the recognizer spoke since.
+  func watchRecognizerLiveness() {
+    liveness = RecognizerLiveness(startedAt: MonotonicClock.now())
+    do {
+      let timer = try DeadlineTimer(multiplexer: multiplexer) { [unowned self] in self.checkRecognizerLiveness() }
+      timer.schedule(at: liveness.deadline)
+      livenessTimer = timer
+    } catch {
+      logger.error("cannot start the timer that watches the recognizer: \(error)")
+      exit(ExitCode.systemError.rawValue)
+    }
+  }
+
+  func checkRecognizerLiveness() {
+    // What is waiting in the channel counts: the launcher itself may have been late.
+    channelReadable()
+    let now = MonotonicClock.now()
+    guard liveness.isHung(at: now) else {
+      livenessTimer?.schedule(at: liveness.deadline)
+      return
+    }
+    let silence = Double(now - liveness.lastHeard) / 1e6
+    logger.error("the recognizer has said nothing for \(silence) s: it hangs; stopping it")
+    recognizerHung()
+  }
+
+  /// As when the recognizer dies: the service manager restarts both.
+  func recognizerHung() {
+    recognizer?.signalGroup(SIGKILL)
+    exit(ExitCode.systemError.rawValue)
   }
 
   func adopt(_ new: Configuration, actions newActions: [ProfileActions]) {
@@ -198,6 +234,7 @@ public final class Launcher: @unchecked Sendable {
 
   func channelReadable() {
     guard let channel else { return }
+    let now = MonotonicClock.now()
     while true {
       let datagram: SeqPacketSocket.Received
       do {
@@ -212,8 +249,10 @@ public final class Launcher: @unchecked Sendable {
         logger.error("the recognizer closed its channel; stopping")
         exit(ExitCode.systemError.rawValue)
       case .oversized(let length):
+        liveness.heard(at: now)
         logger.error("refused a message from the recognizer: oversized message: \(length) bytes")
       case .message(let bytes):
+        liveness.heard(at: now)
         do {
           try received(ChannelMessage.decode(bytes))
         } catch {
@@ -248,6 +287,9 @@ public final class Launcher: @unchecked Sendable {
       self.pending = nil
       logger.error("the recognizer refused the new config (\(reason)); both keep the previous one")
       notifier?.ready()
+    case .alive:
+      // Every message counts as a sign of life (`channelReadable`).
+      break
     case .reloadRequest:
       throw .malformed("a reload request from the recognizer")
     }
