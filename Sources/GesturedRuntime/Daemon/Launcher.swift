@@ -198,7 +198,7 @@ public final class Launcher: @unchecked Sendable {
     // Only what its log needs: the journal's stream, so its lines keep their priorities.
     let environment = ProcessEnvironment.current().filter { $0.key == "JOURNAL_STREAM" }.map { "\($0.key)=\($0.value)" }
     let process = try ChildProcess.spawn(
-      path: "/proc/self/exe", arguments: arguments, environment: environment,
+      path: try RunningExecutable.path(executableBy: credentials), arguments: arguments, environment: environment,
       inherited: [recognizerEnd.descriptor] + uinput,
       credentials: credentials, noNewPrivileges: true
     ).get()
