@@ -31,8 +31,14 @@ public final class Launcher: @unchecked Sendable {
   var configuration: Configuration
   var actions: [ProfileActions]
   var generation: UInt32 = 1
-  /// A config the launcher accepted, until the recognizer agrees or refuses.
-  var pending: (generation: UInt32, configuration: Configuration, actions: [ProfileActions])?
+  /// A config the launcher accepted, until the recognizer agrees or refuses, and whether
+  /// /dev/uinput descriptors went with its request.
+  var pending: (generation: UInt32, configuration: Configuration, actions: [ProfileActions], passedUinput: Bool)?
+  /// Whether the recognizer holds /dev/uinput descriptors for forwarding (from its start or
+  /// an agreed reload): a reload that makes a profile forward passes some only when not.
+  var recognizerHoldsUinput = false
+  /// Tests only: stands for opening /dev/uinput descriptors for a config.
+  var openUinput: ((Configuration) -> [Int32])?
   var multiplexer: EventMultiplexer!
   var runner: ActionRunner?
   var inputWriter: InputActionWriter?
@@ -148,9 +154,6 @@ public final class Launcher: @unchecked Sendable {
   }
 
   func adopt(_ new: Configuration, actions newActions: [ProfileActions]) {
-    if new.profiles.contains(where: \.forward) && !configuration.profiles.contains(where: \.forward) {
-      logger.warning("the new config forwards a panel: restart gestured to give the recognizer /dev/uinput")
-    }
     configuration = new
     actions = newActions
     tables.removeAll()
@@ -214,9 +217,18 @@ public final class Launcher: @unchecked Sendable {
     _ = try multiplexer.watch(launcherEnd.descriptor) { [unowned self] in self.channelReadable() }
   }
 
-  /// /dev/uinput descriptors for the recognizer's forwarding clones, when a profile forwards:
-  /// it cannot open /dev/uinput itself, so it can make no other input device.
+  /// The recognizer's /dev/uinput descriptors at its start (`openUinputDescriptors(for:)`).
   func openUinputDescriptors() -> [Int32] {
+    let descriptors = openUinputDescriptors(for: configuration)
+    recognizerHoldsUinput = !descriptors.isEmpty
+    return descriptors
+  }
+
+  /// /dev/uinput descriptors for the recognizer's forwarding clones, when a profile of
+  /// `configuration` forwards: it cannot open /dev/uinput itself, so it can make no other
+  /// input device.
+  func openUinputDescriptors(for configuration: Configuration) -> [Int32] {
+    if let openUinput { return openUinput(configuration) }
     guard configuration.profiles.contains(where: \.forward) else { return [] }
     let count = min(configuration.maximumDevices, Daemon.maximumPooledUinputDescriptors)
     var descriptors: [Int32] = []
@@ -280,6 +292,7 @@ public final class Launcher: @unchecked Sendable {
       guard let pending, pending.generation == agreed else { throw .staleConfig(generation: agreed) }
       self.pending = nil
       generation = agreed
+      if pending.passedUinput { recognizerHoldsUinput = true }
       adopt(pending.configuration, actions: pending.actions)
       logger.notice("config reloaded")
     case .reloadRefused(let refused, let reason):
@@ -290,8 +303,8 @@ public final class Launcher: @unchecked Sendable {
     case .alive:
       // Every message counts as a sign of life (`channelReadable`).
       break
-    case .reloadRequest:
-      throw .malformed("a reload request from the recognizer")
+    case .reloadRequest, .uinputDescriptors:
+      throw .malformed("a message only the launcher sends")
     }
   }
 
@@ -343,8 +356,17 @@ public final class Launcher: @unchecked Sendable {
       notifier?.ready()
     case .success(let new):
       let next = generation &+ 1
-      pending = (next, new.configuration, new.actions)
+      // A config that makes a profile forward for the first time: the recognizer gets its
+      // descriptors with the request, before it agrees.
+      let uinput = recognizerHoldsUinput ? [] : openUinputDescriptors(for: new.configuration)
+      defer { for descriptor in uinput { close(descriptor) } }
+      pending = (next, new.configuration, new.actions, !uinput.isEmpty)
       do {
+        if !uinput.isEmpty {
+          try channel?.send(
+            ChannelMessage.uinputDescriptors(generation: next, count: uinput.count).encoded(), passing: uinput)
+          logger.notice("passing \(uinput.count) /dev/uinput descriptors to the recognizer for forwarding")
+        }
         try channel?.send(ChannelMessage.reloadRequest(generation: next, identity: new.identity).encoded())
       } catch {
         logger.error("cannot reach the recognizer: \(error)")
