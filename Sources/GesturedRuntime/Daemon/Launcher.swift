@@ -39,6 +39,8 @@ public final class Launcher: @unchecked Sendable {
   var recognizerHoldsUinput = false
   /// Tests only: stands for opening /dev/uinput descriptors for a config.
   var openUinput: ((Configuration) -> [Int32])?
+  /// Tests only: takes the checked requests instead of the action runner.
+  var runAction: ((ActionRunner.Request) -> Void)?
   var multiplexer: EventMultiplexer!
   var runner: ActionRunner?
   var inputWriter: InputActionWriter?
@@ -278,7 +280,10 @@ public final class Launcher: @unchecked Sendable {
     switch message {
     case .fired(let firing):
       let checked = try firing.validated(against: configuration, generation: generation)
-      runner?.fire(checked.event, of: table(for: checked))
+      let table = table(for: checked)
+      // nil: the binding runs nothing for it (an end without `end:`).
+      guard let request = table.firing(for: checked.event).flatMap({ table.request(for: $0) }) else { return }
+      perform(request)
     case .woke(let wake):
       let checked = try wake.validated(
         profileCount: configuration.profiles.count, hasWake: { actions[$0].wake != nil }, generation: generation)
@@ -323,6 +328,12 @@ public final class Launcher: @unchecked Sendable {
       environment: ActionEnvironment(shared: environment), timeout: action.timeout, cooldown: action.cooldown,
       user: action.user ?? profileActions.user, firedAt: wake.time)
     if let input = action.input { request.kind = .input(input) }
+    perform(request)
+  }
+
+  /// A checked request to the action runner.
+  func perform(_ request: ActionRunner.Request) {
+    if let runAction { return runAction(request) }
     runner?.run(request)
   }
 
