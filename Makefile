@@ -53,8 +53,8 @@ DEB_STAGE := $(SCRATCH)/deb-stage
 DEB_MAINTAINER ?= gestured maintainers <maintainers@users.noreply.a-seed-38643ceb.example>
 
 # Debian package names of the C libraries the package links (pkg-config names:
-# libevdev, libudev, yaml-0.1).
-APT_PACKAGES := libevdev-dev libudev-dev libyaml-dev pkg-config
+# libevdev, libudev, yaml-0.1, libseccomp).
+APT_PACKAGES := libevdev-dev libudev-dev libyaml-dev libseccomp-dev pkg-config
 # apt-get needs root: use sudo only when we are not root already.
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 # Installed files are root's (a root daemon refuses a config anyone else could change);
@@ -99,8 +99,8 @@ RELEASE_FLAGS := $(RELEASE_LINK_FLAGS) -Xlinker --strip-all
 all: build
 
 deps:
-	@if pkg-config --exists libevdev libudev yaml-0.1 2>/dev/null; then \
-	  echo "deps: libevdev, libudev and libyaml are installed"; \
+	@if pkg-config --exists libevdev libudev yaml-0.1 libseccomp 2>/dev/null; then \
+	  echo "deps: libevdev, libudev, libyaml and libseccomp are installed"; \
 	else \
 	  echo "deps: installing $(APT_PACKAGES)"; \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update && \

@@ -17,6 +17,9 @@ let package = Package(
       name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
     .systemLibrary(
       name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+    // The recognizer's system-call filter (the daemon only; the library does not link it).
+    .systemLibrary(
+      name: "CSeccomp", pkgConfig: "libseccomp", providers: [.apt(["libseccomp-dev"])]),
     // The only C of our own: what Swift cannot call (macros, variadics).
     .target(name: "CGesturedShim", dependencies: ["CEvdev"]),
 
@@ -31,7 +34,9 @@ let package = Package(
     // The daemon and the commands: processes, actions, output.
     .target(
       name: "GesturedRuntime",
-      dependencies: ["GestureCore", "GesturedConfig", "GesturedSystem", "TouchGestures", "CEvdev", "CGesturedShim"]),
+      dependencies: [
+        "GestureCore", "GesturedConfig", "GesturedSystem", "TouchGestures", "CEvdev", "CGesturedShim", "CSeccomp",
+      ]),
     .executableTarget(
       name: "gestured", dependencies: ["GestureCore", "GesturedConfig", "GesturedSystem", "GesturedRuntime"]),
     // Scripted touches → raw events / evemu recordings, for tests and the VM harness.

@@ -16,6 +16,8 @@
 #include <sys/socket.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/signalfd.h>
@@ -116,6 +118,31 @@ __attribute__((noreturn)) static void child_fail(struct child_report *report, co
   _exit(127);
 }
 
+/* The file system as the recognizer sees it (gestured_child_setup's
+ * private_read_only_file_system); returns the step that failed, or NULL. A kernel without
+ * mount_setattr (before 5.12) gets only its root mount read-only, one without proc's
+ * subset= (before 5.8) keeps the full /proc, read-only: the recognizer says so in its log. */
+static const char *confine_file_system(void) {
+  if (unshare(CLONE_NEWNS) != 0) return "unshare CLONE_NEWNS";
+  /* Mounts made later on the host (a USB stick) still show up, ours never leave. */
+  if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0) return "mount MS_SLAVE /";
+  static const char *const emptied[] = {"/home", "/root", "/run/user", "/tmp", "/var/tmp"};
+  for (size_t i = 0; i < sizeof emptied / sizeof emptied[0]; i++) {
+    if (mount("tmpfs", emptied[i], "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=4k") != 0 &&
+        errno != ENOENT)
+      return "mount tmpfs";
+  }
+  if (mount("/dev/null", "/dev/uinput", NULL, MS_BIND, NULL) != 0 && errno != ENOENT) return "hide /dev/uinput";
+  if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=invisible,subset=pid") != 0 &&
+      errno != EINVAL)
+    return "mount proc";
+  struct mount_attr read_only = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID};
+  if (mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &read_only, sizeof read_only) == 0) return NULL;
+  if (errno != ENOSYS) return "mount_setattr read-only";
+  if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID, NULL) != 0) return "remount / read-only";
+  return NULL;
+}
+
 /* Runs in the vfork child: only async-signal-safe calls and raw system calls, no allocation,
  * no return (the parent's stack frame is ours until exec). */
 __attribute__((noreturn)) static void child_exec(struct child_report *report, const char *path,
@@ -171,6 +198,10 @@ __attribute__((noreturn)) static void child_exec(struct child_report *report, co
     for (rlim_t fd = first_closed; fd < open_max; fd++) close((int)fd);
   }
 
+  if (setup != NULL && setup->private_read_only_file_system) {
+    const char *failed = confine_file_system();
+    if (failed != NULL) child_fail(report, failed);
+  }
   if (setup != NULL) {
     /* Before the uid is dropped: a limit the daemon raised must come down while we may. */
     for (size_t i = 0; i < setup->limit_count; i++) {
@@ -368,6 +399,8 @@ long gestured_seqpacket_receive_descriptors(int fd, void *buffer, size_t capacit
   *count = taken;
   return (long)received;
 }
+
+int gestured_unshare(int flags) { return unshare(flags) == 0 ? 0 : -errno; }
 
 int gestured_no_new_privileges(void) { return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 ? 0 : -errno; }
 

@@ -16,6 +16,9 @@ public enum Invocation: Sendable {
   /// [--uinput-descriptors N] [--verbose]`: hidden; the launcher starts it, unprivileged,
   /// with its channel as descriptor 3 and N /dev/uinput descriptors as 4, 5, ….
   case recognizer(Daemon.Options)
+  /// `gestured __confinement-check`: hidden; what the recognizer's confinement allows, one
+  /// line each (ConfinementCheck).
+  case confinementCheck
   /// `gestured devices [--config FILE]`: every input node and the profile that takes it.
   case devices(DevicesCommand)
   /// `gestured record DEVICE`: the device's events as evemu text on stdout.
@@ -48,6 +51,7 @@ public enum Invocation: Sendable {
     case "devices": return parseDevices(rest)
     case "record": return parseRecord(rest)
     case "__recognizer": return parseRecognizer(rest)
+    case "__confinement-check" where rest.isEmpty: return .confinementCheck
     case let option where option.hasPrefix("-"):
       return parseDaemonOptions(arguments, command: nil, help: Usage.tool).map { .daemon($0) }
     default:

@@ -48,6 +48,8 @@ case .daemon(let options):
   status = runDaemon(.actions, options)
 case .recognizer(let options):
   status = runDaemon(.recognizer, options)
+case .confinementCheck:
+  status = ConfinementCheck.run(output: output)
 case .monitor(let options):
   status = runDaemon(.monitor, options)
 case .usageError(let message, let hint):

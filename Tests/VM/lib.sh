@@ -367,20 +367,26 @@ reader_of() {
 
 # expect_recognizer_as USER: the daemon ($DAEMON_PID) runs as two processes: a root
 # launcher and its recognizer as USER, in the group input only, without capabilities and
-# with no new privileges (docs/systemd.md, "Two processes"). Its /proc status lines are kept
-# in recognizer-status.txt.
+# with no new privileges, under the system-call filter, in a read-only file system without
+# homes (docs/systemd.md, "Two processes"). Its /proc status lines are kept in
+# recognizer-status.txt.
 expect_recognizer_as() {
   local user="$1" recognizer status="$SCENARIO_DIR/recognizer-status.txt"
   recognizer="$(reader_of "$DAEMON_PID")"
   [ "$recognizer" != "$DAEMON_PID" ] || fail "no recognizer under the launcher: $(ps -ef | grep '[g]estured')"
-  grep -E '^(Uid|Gid|Groups|CapEff|CapPrm|NoNewPrivs):' "/proc/$recognizer/status" > "$status"
+  grep -E '^(Uid|Gid|Groups|CapEff|CapPrm|NoNewPrivs|Seccomp):' "/proc/$recognizer/status" > "$status"
   note "recognizer $recognizer: $(tr '\n\t' '  ' < "$status")"
   grep -q "^Uid:[[:space:]]*$(id -u "$user")[[:space:]]" "$status" \
     && grep -qE "^Groups:[[:space:]]*$(getent group input | cut -d: -f3)[[:space:]]*$" "$status" \
     && grep -q '^CapEff:[[:space:]]*0000000000000000$' "$status" \
     && grep -q '^CapPrm:[[:space:]]*0000000000000000$' "$status" \
     && grep -q '^NoNewPrivs:[[:space:]]*1$' "$status" \
+    && grep -q '^Seccomp:[[:space:]]*2$' "$status" \
     || fail "the recognizer's credentials: $(cat "$status")"
+  awk '$5 == "/" { print $6 }' "/proc/$recognizer/mountinfo" | grep -q '^ro' \
+    || fail "the recognizer's root is not read-only: $(awk '$5 == "/"' "/proc/$recognizer/mountinfo")"
+  [ -z "$(ls -A "/proc/$recognizer/root/home" 2>/dev/null)" ] \
+    || fail "the recognizer sees /home: $(ls -A "/proc/$recognizer/root/home")"
   [ "$(stat -c %U "/proc/$DAEMON_PID")" = root ] || fail "the launcher is not root's"
 }
 

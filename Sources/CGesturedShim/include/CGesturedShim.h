@@ -97,6 +97,12 @@ struct gestured_child_setup {
   size_t inherited_count;
   /* Nonzero: PR_SET_NO_NEW_PRIVS before exec, so that nothing it execs gains privileges. */
   int no_new_privileges;
+  /* Nonzero (needs root, before the credentials are taken): a mount namespace of its own
+   * in which every mount is read-only and nosuid, homes and temporary directories are empty
+   * (/home, /root, /run/user, /tmp, /var/tmp), /proc shows only its own processes, and
+   * /dev/uinput is /dev/null: what ProtectSystem=strict, ProtectHome, PrivateTmp,
+   * ProtectProc=invisible with ProcSubset=pid and DeviceAllow give a unit. */
+  int private_read_only_file_system;
 };
 
 /* Starts `path` with `argv` and exactly `envp`: the child leads its own session and process
@@ -147,6 +153,10 @@ long gestured_seqpacket_send_descriptors(int fd, const void *bytes, size_t lengt
  * datagram's full length, 0 when the peer closed, or -errno. */
 long gestured_seqpacket_receive_descriptors(int fd, void *buffer, size_t capacity, int *descriptors,
                                             size_t descriptor_capacity, size_t *count);
+
+/* unshare(2), for `gestured __confinement-check` to show that namespaces are refused. Why C:
+ * glibc declares unshare only under _GNU_SOURCE. Returns 0 or -errno. */
+int gestured_unshare(int flags);
 
 /* PR_SET_NO_NEW_PRIVS for the calling thread (and what it execs). Why C: prctl is variadic.
  * Returns 0 or -errno. */

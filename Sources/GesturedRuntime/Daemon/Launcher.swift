@@ -205,7 +205,7 @@ public final class Launcher: @unchecked Sendable {
     let process = try ChildProcess.spawn(
       path: try RunningExecutable.path(executableBy: credentials), arguments: arguments, environment: environment,
       inherited: [recognizerEnd.descriptor] + uinput,
-      credentials: credentials, noNewPrivileges: true
+      credentials: credentials, noNewPrivileges: true, readOnlyFileSystem: true
     ).get()
     recognizerEnd.close()
     recognizer = process

@@ -222,10 +222,12 @@ extension ChildProcess {
   /// Starts `path` with `arguments` (argv[0] included) and exactly `environment`
   /// (`NAME=value`), as `spawn` above, keeping `inherited` as descriptors 3, 4, … in that
   /// order, under `credentials` (nil: the caller's user), with PR_SET_NO_NEW_PRIVS when
-  /// `noNewPrivileges`. For the daemon's own helper process, not the actions' hot path.
+  /// `noNewPrivileges`, and in a private read-only view of the file system when
+  /// `readOnlyFileSystem` (as root only: gestured_child_setup says what it hides). For the
+  /// daemon's own helper process, not the actions' hot path.
   public static func spawn(
     path: String, arguments: [String], environment: [String], inherited: [Int32],
-    credentials: ChildCredentials?, noNewPrivileges: Bool
+    credentials: ChildCredentials?, noNewPrivileges: Bool, readOnlyFileSystem: Bool = false
   ) -> Result<ChildProcess, SystemError> {
     func cStrings(_ strings: [String]) -> [UnsafeMutablePointer<CChar>?] { strings.map { strdup($0) } + [nil] }
     let argv = cStrings(arguments)
@@ -236,7 +238,8 @@ extension ChildProcess {
     return inherited.withUnsafeBufferPointer { inheritedBuffer in
       var setup = gestured_child_setup(
         directory: nil, file_mode_mask: -1, limits: nil, limit_count: 0, inherited: inheritedBuffer.baseAddress,
-        inherited_count: inheritedBuffer.count, no_new_privileges: noNewPrivileges ? 1 : 0)
+        inherited_count: inheritedBuffer.count, no_new_privileges: noNewPrivileges ? 1 : 0,
+        private_read_only_file_system: readOnlyFileSystem ? 1 : 0)
       guard let credentials else {
         return spawn(
           path: path, argv: argv, envp: envp, standardOutput: -1, standardError: -1, credentials: nil, setup: &setup)
