@@ -341,6 +341,65 @@ long gestured_seqpacket_receive(int fd, void *buffer, size_t capacity) {
   return received >= 0 ? (long)received : -errno;
 }
 
+/* Room for the most descriptors one message passes, aligned as a cmsghdr. */
+#define GESTURED_MAXIMUM_PASSED 64
+union gestured_control {
+  struct cmsghdr header;
+  char bytes[CMSG_SPACE(sizeof(int) * GESTURED_MAXIMUM_PASSED)];
+};
+
+long gestured_seqpacket_send_descriptors(int fd, const void *bytes, size_t length, const int *descriptors,
+                                         size_t count) {
+  if (count > GESTURED_MAXIMUM_PASSED) return -EINVAL;
+  struct iovec data = {.iov_base = (void *)bytes, .iov_len = length};
+  union gestured_control control;
+  memset(&control, 0, sizeof control);
+  struct msghdr message = {.msg_iov = &data, .msg_iovlen = 1};
+  if (count > 0) {
+    message.msg_control = control.bytes;
+    message.msg_controllen = CMSG_SPACE(sizeof(int) * count);
+    struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+    header->cmsg_level = SOL_SOCKET;
+    header->cmsg_type = SCM_RIGHTS;
+    header->cmsg_len = CMSG_LEN(sizeof(int) * count);
+    memcpy(CMSG_DATA(header), descriptors, sizeof(int) * count);
+  }
+  ssize_t sent = sendmsg(fd, &message, MSG_DONTWAIT | MSG_NOSIGNAL);
+  return sent >= 0 ? (long)sent : -errno;
+}
+
+long gestured_seqpacket_receive_descriptors(int fd, void *buffer, size_t capacity, int *descriptors,
+                                            size_t descriptor_capacity, size_t *count) {
+  *count = 0;
+  if (descriptor_capacity > GESTURED_MAXIMUM_PASSED) descriptor_capacity = GESTURED_MAXIMUM_PASSED;
+  struct iovec data = {.iov_base = buffer, .iov_len = capacity};
+  union gestured_control control;
+  struct msghdr message = {
+      .msg_iov = &data,
+      .msg_iovlen = 1,
+      .msg_control = control.bytes,
+      .msg_controllen = CMSG_SPACE(sizeof(int) * descriptor_capacity),
+  };
+  ssize_t received = recvmsg(fd, &message, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
+  if (received < 0) return -errno;
+  size_t taken = 0;
+  for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header; header = CMSG_NXTHDR(&message, header)) {
+    if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+    size_t passed = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (size_t index = 0; index < passed; index++) {
+      int descriptor;
+      memcpy(&descriptor, CMSG_DATA(header) + index * sizeof(int), sizeof(int));
+      if (taken < descriptor_capacity && !(message.msg_flags & MSG_CTRUNC)) {
+        descriptors[taken++] = descriptor;
+      } else {
+        close(descriptor);
+      }
+    }
+  }
+  *count = taken;
+  return (long)received;
+}
+
 int gestured_unshare(int flags) { return unshare(flags) == 0 ? 0 : -errno; }
 
 int gestured_no_new_privileges(void) { return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 ? 0 : -errno; }

@@ -93,7 +93,8 @@ enum BenchmarkStream {
       configuration: configuration, instructionGoal: 152),
     Definition(
       name: "independent", title: "independent", script: independentScript,
-      configuration: independentConfiguration, instructionGoal: 123),
+      // Its own goal (BENCHMARKS.md): its panel runs two sequences at once, as no protocol stream does.
+      configuration: independentConfiguration, instructionGoal: 206),
   ]
 
   /// The third stream's config: the same bindings on a panel whose halves are independent

@@ -33,6 +33,30 @@ struct SequenceTests {
     #expect(summary(fired) == ["tap taps=1 fingers=1 @3080.0ms binding=0"])
   }
 
+  @Test func aContactIsStuckFromItsLastMoveBeyondTheSlopAndAStillOneFromItsLanding() throws {
+    var thresholds = Thresholds()
+    thresholds.stuckContact = 2_000_000
+    var engine = try #require(
+      DeviceEngine(device: TestPanel.device, profile: profile([bind(.tap)], thresholds: thresholds)))
+    engine.tracing = true
+    var out: [GestureEvent] = []
+    var t = Touches()
+    t.down(1, 10, 10, at: 0)
+    t.down(2, 150, 80, at: 100)
+    t.move(1, 40, 10, at: 500)  // 30 mm, beyond the slop: the first contact is still from 500 ms on
+    for event in t.events { engine.handle(event, into: &out) }
+    func dropsUntil(_ microseconds: Int64) -> Int {
+      engine.advance(to: Timestamp(microseconds: microseconds), into: &out)
+      return engine.takeTrace().count { $0.contains("dropped: no movement") }
+    }
+    #expect(dropsUntil(2_099_999) == 0)
+    #expect(dropsUntil(2_100_000) == 1)
+    #expect(dropsUntil(2_499_999) == 0)
+    #expect(dropsUntil(2_500_000) == 1)
+    #expect(engine.nextDeadline == nil)
+    #expect(engine.impossibleInputs == 0)
+  }
+
   @Test func anIdleEngineAsksForNoDeadline() throws {
     var engine = try #require(
       DeviceEngine(device: TestPanel.device, profile: profile([bind(.tap), bind(.tap, taps: 2)])))

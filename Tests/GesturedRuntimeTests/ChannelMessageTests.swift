@@ -1,5 +1,6 @@
 import GestureCore
 import GesturedConfig
+import GesturedSystem
 import Testing
 
 @testable import GesturedRuntime
@@ -78,6 +79,8 @@ struct ChannelMessageTests {
       .reloadRequest(generation: 8, identity: ConfigIdentity(of: Array("bindings: []".utf8))),
       .reloadAgreed(generation: 8),
       .reloadRefused(generation: 8, reason: .differentFile),
+      .alive,
+      .uinputDescriptors(generation: 9, count: ChannelMessage.maximumPassedDescriptors),
     ]
     for message in messages {
       #expect(try ChannelMessage.decode(message.encoded()) == message)
@@ -154,6 +157,9 @@ struct ChannelMessageTests {
       [ChannelMessage.version, 99],  // unknown kind
       Array(valid.dropLast()),  // truncated
       valid + [0],  // trailing
+      ChannelMessage.alive.encoded() + [ChannelMessage.FieldType.absent.rawValue],  // a keep-alive has no fields
+      ChannelMessage.uinputDescriptors(generation: 2, count: 0).encoded(),
+      ChannelMessage.uinputDescriptors(generation: 2, count: ChannelMessage.maximumPassedDescriptors + 1).encoded(),
       ChannelMessage.fired(firing(deviceName: "x\nforged log line")).encoded(),
       ChannelMessage.fired(firing(deviceName: "nul\u{0}inside")).encoded(),
       ChannelMessage.fired(firing(deviceName: "")).encoded(),
@@ -201,6 +207,20 @@ struct ChannelMessageTests {
     let stepRequest = try #require(
       try launcherRequest(for: ChannelMessage.fired(firing(profile: 1, event: end)).encoded()).get())
     #expect(stepRequest.command == "zoom-in")
+  }
+
+  @Test func everyFuzzSeedOfTheChannelIsAMessage() throws {
+    let directory = packageRoot + "/Tests/Fuzz/Seeds/channel"
+    let names = try #require(directoryEntries(directory)).filter { !$0.hasPrefix(".") }
+    #expect(names.contains("alive") && names.contains("uinput-descriptors"))
+    for name in names {
+      let bytes = try InputFile.read(path: directory + "/" + name, maximumSize: ChannelMessage.maximumLength)
+      #expect(throws: Never.self, "\(name)") { try ChannelMessage.decode(bytes) }
+    }
+  }
+
+  @Test func oneMessagePassesTheRecognizersWholePool() {
+    #expect(ChannelMessage.maximumPassedDescriptors == Daemon.maximumPooledUinputDescriptors)
   }
 
   @Test func theConfigIdentityNoticesAChangedFile() {

@@ -139,6 +139,21 @@ long gestured_seqpacket_send(int fd, const void *bytes, size_t length);
  * `capacity` when it was cut short, MSG_TRUNC), 0 when the peer closed, or -errno. */
 long gestured_seqpacket_receive(int fd, void *buffer, size_t capacity);
 
+/* As gestured_seqpacket_send, with `count` descriptors (at most 64) passed along with the
+ * datagram (SCM_RIGHTS): the launcher's /dev/uinput descriptors for a reload that makes a
+ * profile forward. Why C: the control message is laid out with the CMSG_* macros, which
+ * Swift does not import. Returns the bytes sent or -errno. */
+long gestured_seqpacket_send_descriptors(int fd, const void *bytes, size_t length, const int *descriptors,
+                                         size_t count);
+
+/* As gestured_seqpacket_receive, taking the descriptors passed with the datagram
+ * (close-on-exec) into `descriptors`, room for `capacity` (at most 64), and their number
+ * into `*count`. When more came than there was room for (MSG_CTRUNC), every one received is
+ * closed and `*count` is 0. Why C: as gestured_seqpacket_send_descriptors. Returns the
+ * datagram's full length, 0 when the peer closed, or -errno. */
+long gestured_seqpacket_receive_descriptors(int fd, void *buffer, size_t capacity, int *descriptors,
+                                            size_t descriptor_capacity, size_t *count);
+
 /* unshare(2), for `gestured __confinement-check` to show that namespaces are refused. Why C:
  * glibc declares unshare only under _GNU_SOURCE. Returns 0 or -errno. */
 int gestured_unshare(int flags);

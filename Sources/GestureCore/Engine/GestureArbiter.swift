@@ -12,11 +12,11 @@ struct GestureArbiter {
   /// A contact the assembler reported as down.
   private struct Contact {
     var id: UInt32
+    /// Dropped as stuck: ignored until it lifts. After `id`, so that the two share a word.
+    var dropped = false
     /// Where it last moved more than `tap-slop`, and when: stuck-contact detection.
     var anchor: Point
     var anchorTime: Timestamp
-    /// Dropped as stuck: ignored until it lifts.
-    var dropped = false
     /// Its sequence: 0 the shared one, k the k-th of `independent`.
     var sequence: Int
   }
@@ -46,7 +46,12 @@ struct GestureArbiter {
   private var sequencesReport = false
 
   private var contacts: [Contact] = []
-  /// Where `contactIndex(of:)` starts looking.
+  /// The earliest `anchorTime` of the contacts not dropped (`Int64.max`: none), which the
+  /// stuck-contact deadline is worked out from, while `oldestAnchorKnown`; a change that may
+  /// raise it clears that, and `earliestDue` looks at every contact again.
+  private var oldestAnchor = Int64.max
+  private var oldestAnchorKnown = true
+  /// Where `movedContact(_:)` starts looking.
   private var lookupHint = 0
   private var shared: SequenceArbiter
   /// The independent regions' sequences: a value serves one region while it has contacts or
@@ -205,14 +210,23 @@ struct GestureArbiter {
     var found = false
     shared.earliestDue(&next, &found)
     if hasIndependentRegions { independentEarliestDue(&next, &found) }
-    for contact in contacts where !contact.dropped {
-      let t = contact.anchorTime + stuckContact
+    if !oldestAnchorKnown { findOldestAnchor() }
+    if oldestAnchor != Int64.max {
+      let t = Timestamp(microseconds: oldestAnchor) + stuckContact
       if t.microseconds <= next {
         next = t.microseconds
         found = true
       }
     }
     return found ? Timestamp(microseconds: next) : nil
+  }
+
+  private mutating func findOldestAnchor() {
+    oldestAnchor = Int64.max
+    for contact in contacts where !contact.dropped {
+      oldestAnchor = min(oldestAnchor, contact.anchorTime.microseconds)
+    }
+    oldestAnchorKnown = true
   }
 
   @inline(never)
@@ -246,6 +260,7 @@ struct GestureArbiter {
     }
     for i in contacts.indices where !contacts[i].dropped && time >= contacts[i].anchorTime + stuckContact {
       contacts[i].dropped = true
+      oldestAnchorKnown = false
       if tracer.isOn { note("contact \(contacts[i].id) dropped: no movement for \(stuckContact / 1000) ms") }
       let k = contacts[i].sequence
       if k == 0 {
@@ -321,22 +336,26 @@ struct GestureArbiter {
     }
   }
 
-  /// Where contact `id` is in `contacts`. A frame lists its moves in the order the
-  /// contacts landed, mostly (slot or report order), so the contact after the one found
-  /// last (after the last, the first) is tried first: one comparison per move instead of
-  /// half the contacts. Ids are unique in `contacts`: the order of the search does not
+  /// Where contact `id` is in `contacts`, and the contact. A frame lists its moves in the
+  /// order the contacts landed, mostly (slot or report order), so the contact after the one
+  /// found last (after the last, the first) is tried first: one comparison per move instead
+  /// of half the contacts. Ids are unique in `contacts`: the order of the search does not
   /// change what it finds.
   @inline(__always)
-  private mutating func contactIndex(of id: UInt32) -> Int? {
-    let likely = lookupHint < contacts.count ? lookupHint : 0
-    // `indices.contains` spares the subscript its own bounds check.
-    if contacts.indices.contains(likely), contacts[likely].id == id {
-      lookupHint = likely + 1
-      return likely
+  private mutating func movedContact(_ id: UInt32) -> (index: Int, contact: Contact)? {
+    var likely = lookupHint
+    if likely == contacts.count { likely = 0 }
+    // The subscript's own bounds check, made first: one unsigned comparison.
+    if UInt(bitPattern: likely) < UInt(bitPattern: contacts.count) {
+      let contact = contacts[likely]
+      if contact.id == id {
+        lookupHint = likely + 1
+        return (likely, contact)
+      }
     }
     guard let index = contacts.firstIndex(where: { $0.id == id }) else { return nil }
     lookupHint = index + 1
-    return index
+    return (index, contacts[index])
   }
 
   private mutating func began(_ change: ContactChange, into output: inout [GestureEvent]) {
@@ -350,6 +369,7 @@ struct GestureArbiter {
     }
     let k = route(of: change.position)
     contacts.append(Contact(id: change.id, anchor: change.position, anchorTime: now, sequence: k))
+    oldestAnchor = min(oldestAnchor, now.microseconds)
     if k == 0 {
       if shared.generation != profileGeneration, shared.isDone { shared = newSequence() }
       shared.liveContacts += 1
@@ -399,16 +419,17 @@ struct GestureArbiter {
   /// finger's position.
   @inline(__always)
   private mutating func moved(_ change: ContactChange, into output: inout [GestureEvent]) {
-    guard let c = contactIndex(of: change.id) else {
+    guard let (c, contact) = movedContact(change.id) else {
       impossible("contact \(change.id) moved without landing")
       return
     }
-    guard !contacts[c].dropped else { return }
-    if slopLimit.isExceeded(bySquared: geometry.squaredDistance(contacts[c].anchor, change.position)) {
+    guard !contact.dropped else { return }
+    if slopLimit.isExceeded(bySquared: geometry.squaredDistance(contact.anchor, change.position)) {
       contacts[c].anchor = change.position
       contacts[c].anchorTime = now
+      if contact.anchorTime.microseconds == oldestAnchor { oldestAnchorKnown = false }
     }
-    let k = contacts[c].sequence
+    let k = contact.sequence
     if k == 0 {
       shared.moved(change, likely: c, into: &output)
     } else {
@@ -432,6 +453,7 @@ struct GestureArbiter {
       return
     }
     let contact = contacts.remove(at: c)
+    oldestAnchorKnown = false
     guard !contact.dropped else { return }
     if contact.sequence == 0 {
       shared.liveContacts -= 1
@@ -456,6 +478,7 @@ struct GestureArbiter {
       independent[k].route = nil
     }
     contacts.removeAll(keepingCapacity: true)
+    oldestAnchor = Int64.max
     if tracer.isOn { note("reset: device gone") }
   }
 

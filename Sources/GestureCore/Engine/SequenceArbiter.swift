@@ -34,7 +34,12 @@ struct SequenceArbiter {
   /// and are dropped.
   var liveContacts = 0
   private(set) var sequence = TouchSequence()
-  private(set) var state = SequenceState.idle
+  private(set) var state = SequenceState.idle {
+    didSet { followsFingers = state.isActive && !state.isClosed }
+  }
+  /// Active and not closed: where its fingers are is still read. Kept with `state`, so
+  /// that a move tests one flag rather than matching the state twice.
+  private var followsFingers = false
   /// What the current sequence (region, finger count) can fire.
   private var bound = BindingIndex.SequenceBindings()
   /// The step bindings' levels for the current sequence, pan first, then pinch, then rotate.
@@ -324,7 +329,7 @@ struct SequenceArbiter {
   mutating func moved(_ change: ContactChange, likely c: Int, into output: inout [GestureEvent]) {
     // A closed sequence fires nothing more: where its fingers are is never read again.
     // The sequence's fingers are mostly the contacts, in the same order.
-    guard state.isActive, !state.isClosed, let f = sequence.index(of: change.id, tryingFirst: c) else { return }
+    guard followsFingers, let f = sequence.index(of: change.id, tryingFirst: c) else { return }
     sequence.fingers[f].current = change.position
     // The travel from where the finger landed matters only to some kinds (the tap, the long
     // press), while they are possible.
@@ -637,7 +642,7 @@ struct SequenceArbiter {
   /// A closed sequence fires nothing more, steps nor ends: nothing reads its measures.
   @inline(__always)  // Once per frame, from `process`.
   private mutating func followContinuous(into output: inout [GestureEvent]) {
-    guard !track.quantities.isEmpty, !state.isClosed else { return }
+    guard followsFingers, !track.quantities.isEmpty else { return }
     track.follow(sequence.fingers, geometry: geometry, at: now)
     recognizers.frame(track.frame, kinds: bound.continuousKinds)
     evaluateContinuous(into: &output)

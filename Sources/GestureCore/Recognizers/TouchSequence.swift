@@ -1,10 +1,11 @@
 /// One finger of a touch sequence, as the recognizers see it.
 struct SequenceFinger {
   var contact: UInt32
+  /// After `contact`, so that the two share a word.
+  var lifted = false
   var downTime: Timestamp
   var down: Point
   var current: Point
-  var lifted = false
   /// Greatest distance in mm from `down` beyond `tap-slop` while every finger of the
   /// sequence was down, and when it first passed the slop (see `TapSlopRule`).
   var travelAllDown = 0.0

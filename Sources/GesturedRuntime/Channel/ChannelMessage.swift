@@ -32,10 +32,21 @@ public enum ChannelMessage: Hashable, Sendable {
   case reloadAgreed(generation: UInt32)
   /// Recognizer → launcher: it keeps its config; so does the launcher.
   case reloadRefused(generation: UInt32, reason: ChannelRefusal)
+  /// Recognizer → launcher: its event loop still turns (sent every
+  /// `RecognizerLiveness.interval`); a recognizer silent for longer is taken for hung.
+  case alive
+  /// Launcher → recognizer, with `count` /dev/uinput descriptors passed along (SCM_RIGHTS),
+  /// right before the `reloadRequest` of config `generation`, which makes a profile forward
+  /// for the first time: the recognizer adds them to its pool if it agrees, closes them if
+  /// it refuses.
+  case uinputDescriptors(generation: UInt32, count: Int)
 
   /// The protocol's version: both processes are the same binary, so any other is a bug or
   /// an attack.
   public static let version: UInt8 = 1
+  /// The most descriptors one message passes: the recognizer's whole pool
+  /// (`Daemon.maximumPooledUinputDescriptors`).
+  public static let maximumPassedDescriptors = 16
   /// No message is longer: the longest, a firing with both strings at their limit, fits.
   public static let maximumLength = 1024
   /// evdev names are at most 255 bytes (the kernel's EVIOCGNAME buffer in libevdev).
@@ -51,6 +62,8 @@ public enum ChannelMessage: Hashable, Sendable {
     case reloadAgreed = 5
     case reloadRefused = 6
     case woke = 7
+    case alive = 8
+    case uinputDescriptors = 9
   }
 
   enum FieldType: UInt8 {
@@ -247,6 +260,12 @@ extension ChannelMessage {
       writer.kind(.reloadRefused)
       writer.unsigned(UInt64(generation))
       writer.unsigned(UInt64(reason.rawValue))
+    case .alive:
+      writer.kind(.alive)
+    case .uinputDescriptors(let generation, let count):
+      writer.kind(.uinputDescriptors)
+      writer.unsigned(UInt64(generation))
+      writer.signed(count)
     }
     return writer.bytes
   }
@@ -338,6 +357,11 @@ extension ChannelMessage {
         throw .malformed("reason")
       }
       message = .reloadRefused(generation: generation, reason: reason)
+    case .alive:
+      message = .alive
+    case .uinputDescriptors:
+      message = .uinputDescriptors(
+        generation: try reader.generation(), count: try reader.signed("count", in: 1...maximumPassedDescriptors))
     }
     guard reader.isAtEnd else { throw .malformed("trailing bytes") }
     return message

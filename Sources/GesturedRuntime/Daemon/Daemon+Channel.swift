@@ -24,6 +24,25 @@ extension Daemon {
     _ = try multiplexer.watch(socket.descriptor) { [unowned self] in self.channelReadable() }
   }
 
+  /// `.alive` to the launcher every `RecognizerLiveness.interval`, from the event loop, so
+  /// that the launcher notices when the loop stops turning.
+  func startKeepAlive() {
+    // Weak: the timer owns this closure.
+    weak var scheduled: DeadlineTimer?
+    do {
+      let timer = try DeadlineTimer(multiplexer: multiplexer) { [unowned self] in
+        sendToLauncher(.alive)
+        scheduled?.schedule(at: MonotonicClock.now() + RecognizerLiveness.interval)
+      }
+      scheduled = timer
+      timer.schedule(at: MonotonicClock.now() + RecognizerLiveness.interval)
+      keepAliveTimer = timer
+    } catch {
+      logger.error("cannot start the keep-alive timer: \(error)")
+      exit(ExitCode.systemError.rawValue)
+    }
+  }
+
   /// Sends to the launcher (recognizer only). A launcher that cannot take it is gone or
   /// stuck: the service restarts as a whole.
   func sendToLauncher(_ message: ChannelMessage) {
@@ -40,8 +59,10 @@ extension Daemon {
     guard let channel else { return }
     while true {
       let received: SeqPacketSocket.Received
+      let descriptors: [Int32]
       do {
-        received = try channel.receive(maximumLength: ChannelMessage.maximumLength)
+        (received, descriptors) = try channel.receive(
+          maximumLength: ChannelMessage.maximumLength, maximumDescriptors: ChannelMessage.maximumPassedDescriptors)
       } catch {
         logger.error("the launcher's channel: \(error)")
         exit(ExitCode.systemError.rawValue)
@@ -54,9 +75,18 @@ extension Daemon {
       case .oversized(let length):
         logger.error("the launcher sent \(length) bytes; ignored")
       case .message(let bytes):
-        switch Result(catching: { () throws(ChannelError) in try ChannelMessage.decode(bytes) }) {
+        let decoded = Result { () throws(ChannelError) in try ChannelMessage.decode(bytes) }
+        if case .success(.uinputDescriptors(let generation, let count)) = decoded, descriptors.count == count {
+          receivedUinput(descriptors, generation: generation)
+          continue
+        }
+        // Descriptors come with that message only, and as many as it says.
+        for descriptor in descriptors { _ = Glibc.close(descriptor) }
+        switch decoded {
         case .success(.reloadRequest(let generation, let identity)):
           reloadRequested(generation: generation, identity: identity)
+        case .success(.uinputDescriptors(_, let count)):
+          logger.error("the launcher announced \(count) /dev/uinput descriptors and passed \(descriptors.count)")
         case .success(let other):
           logger.error("unexpected message from the launcher: \(other)")
         case .failure(let error):
@@ -66,11 +96,24 @@ extension Daemon {
     }
   }
 
+  /// Keeps `descriptors` for the reload request of `generation`, which follows.
+  func receivedUinput(_ descriptors: [Int32], generation: UInt32) {
+    if let stale = pendingUinput { for descriptor in stale.descriptors { _ = Glibc.close(descriptor) } }
+    pendingUinput = (generation, descriptors)
+  }
+
   /// The launcher accepted the file as config `generation`: the recognizer moves to it if it
   /// reads the same bytes and accepts them too, and says which it did; the launcher moves
   /// only on its agreement.
   func reloadRequested(generation newGeneration: UInt32, identity: ConfigIdentity) {
     logger.notice("reloading \(options.configPath)")
+    // The descriptors passed for this request: the pool's if it agrees, closed if not.
+    var uinput = pendingUinput?.generation == newGeneration ? pendingUinput?.descriptors ?? [] : []
+    if let stale = pendingUinput, stale.generation != newGeneration {
+      for descriptor in stale.descriptors { _ = Glibc.close(descriptor) }
+    }
+    pendingUinput = nil
+    defer { for descriptor in uinput { _ = Glibc.close(descriptor) } }
     switch Self.loadIdentifiedConfiguration(path: options.configPath, logger: logger) {
     case .failure:
       sendToLauncher(.reloadRefused(generation: newGeneration, reason: .invalid))
@@ -80,6 +123,11 @@ extension Daemon {
     case .success(let new) where !Self.fitsDescriptorBudget(new.configuration, logger: logger):
       sendToLauncher(.reloadRefused(generation: newGeneration, reason: .invalid))
     case .success(let new):
+      if !uinput.isEmpty {
+        UinputPool.add(uinput)
+        logger.notice("took \(uinput.count) /dev/uinput descriptors from the launcher for forwarding")
+        uinput = []
+      }
       // The ends of closed devices go under the old config, then the agreement; the
       // firings of the new config follow it in the channel.
       adopt(new.configuration, actions: new.actions) {

@@ -125,6 +125,11 @@ public final class Daemon: @unchecked Sendable {
   /// The recognizer's channel to the launcher, and the config generation both run.
   var channel: SeqPacketSocket?
   var generation: UInt32 = 1
+  /// /dev/uinput descriptors the launcher passed with the reload request of `generation`,
+  /// until the recognizer agrees (they join the pool) or refuses (they are closed).
+  var pendingUinput: (generation: UInt32, descriptors: [Int32])?
+  /// The recognizer's keep-alive to the launcher (`startKeepAlive`).
+  var keepAliveTimer: DeadlineTimer?
   /// `monitor --continuous`: the engines report their streams and `fire` prints them.
   var printsStream: Bool { mode == .monitor && options.continuous }
 
@@ -311,6 +316,7 @@ public final class Daemon: @unchecked Sendable {
 
   func startWatchdog() {
     watchdogTimer = startSystemdWatchdog(notifier: notifier, multiplexer: multiplexer, logger: logger)
+    if mode == .recognizer { startKeepAlive() }
   }
 
   func stop() {

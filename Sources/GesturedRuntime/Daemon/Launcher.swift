@@ -31,8 +31,16 @@ public final class Launcher: @unchecked Sendable {
   var configuration: Configuration
   var actions: [ProfileActions]
   var generation: UInt32 = 1
-  /// A config the launcher accepted, until the recognizer agrees or refuses.
-  var pending: (generation: UInt32, configuration: Configuration, actions: [ProfileActions])?
+  /// A config the launcher accepted, until the recognizer agrees or refuses, and whether
+  /// /dev/uinput descriptors went with its request.
+  var pending: (generation: UInt32, configuration: Configuration, actions: [ProfileActions], passedUinput: Bool)?
+  /// Whether the recognizer holds /dev/uinput descriptors for forwarding (from its start or
+  /// an agreed reload): a reload that makes a profile forward passes some only when not.
+  var recognizerHoldsUinput = false
+  /// Tests only: stands for opening /dev/uinput descriptors for a config.
+  var openUinput: ((Configuration) -> [Int32])?
+  /// Tests only: takes the checked requests instead of the action runner.
+  var runAction: ((ActionRunner.Request) -> Void)?
   var multiplexer: EventMultiplexer!
   var runner: ActionRunner?
   var inputWriter: InputActionWriter?
@@ -40,6 +48,9 @@ public final class Launcher: @unchecked Sendable {
   var channel: SeqPacketSocket?
   var recognizer: ChildProcess?
   var watchdogTimer: DeadlineTimer?
+  /// Whether the recognizer still speaks, and the timer that checks it at its deadline.
+  var liveness = RecognizerLiveness(startedAt: Timestamp(microseconds: 0))
+  var livenessTimer: DeadlineTimer?
   /// One table per device and profile the recognizer reported, remade at each reload.
   var tables: [String: BindingTable] = [:]
   let identity: ConfigIdentity
@@ -106,15 +117,45 @@ public final class Launcher: @unchecked Sendable {
   }
 
   /// From the launcher's event loop (the main process is the one systemd watches); the
-  /// recognizer's loop is not watched.
+  /// recognizer's loop is watched through its keep-alives instead.
   func startWatchdog() {
     watchdogTimer = startSystemdWatchdog(notifier: notifier, multiplexer: multiplexer, logger: logger)
+    watchRecognizerLiveness()
+  }
+
+  /// Checks at each deadline of `liveness` that the recognizer spoke since.
+  func watchRecognizerLiveness() {
+    liveness = RecognizerLiveness(startedAt: MonotonicClock.now())
+    do {
+      let timer = try DeadlineTimer(multiplexer: multiplexer) { [unowned self] in self.checkRecognizerLiveness() }
+      timer.schedule(at: liveness.deadline)
+      livenessTimer = timer
+    } catch {
+      logger.error("cannot start the timer that watches the recognizer: \(error)")
+      exit(ExitCode.systemError.rawValue)
+    }
+  }
+
+  func checkRecognizerLiveness() {
+    // What is waiting in the channel counts: the launcher itself may have been late.
+    channelReadable()
+    let now = MonotonicClock.now()
+    guard liveness.isHung(at: now) else {
+      livenessTimer?.schedule(at: liveness.deadline)
+      return
+    }
+    let silence = Double(now - liveness.lastHeard) / 1e6
+    logger.error("the recognizer has said nothing for \(silence) s: it hangs; stopping it")
+    recognizerHung()
+  }
+
+  /// As when the recognizer dies: the service manager restarts both.
+  func recognizerHung() {
+    recognizer?.signalGroup(SIGKILL)
+    exit(ExitCode.systemError.rawValue)
   }
 
   func adopt(_ new: Configuration, actions newActions: [ProfileActions]) {
-    if new.profiles.contains(where: \.forward) && !configuration.profiles.contains(where: \.forward) {
-      logger.warning("the new config forwards a panel: restart gestured to give the recognizer /dev/uinput")
-    }
     configuration = new
     actions = newActions
     tables.removeAll()
@@ -162,7 +203,7 @@ public final class Launcher: @unchecked Sendable {
     // Only what its log needs: the journal's stream, so its lines keep their priorities.
     let environment = ProcessEnvironment.current().filter { $0.key == "JOURNAL_STREAM" }.map { "\($0.key)=\($0.value)" }
     let process = try ChildProcess.spawn(
-      path: "/proc/self/exe", arguments: arguments, environment: environment,
+      path: try RunningExecutable.path(executableBy: credentials), arguments: arguments, environment: environment,
       inherited: [recognizerEnd.descriptor] + uinput,
       credentials: credentials, noNewPrivileges: true, readOnlyFileSystem: true
     ).get()
@@ -178,9 +219,18 @@ public final class Launcher: @unchecked Sendable {
     _ = try multiplexer.watch(launcherEnd.descriptor) { [unowned self] in self.channelReadable() }
   }
 
-  /// /dev/uinput descriptors for the recognizer's forwarding clones, when a profile forwards:
-  /// it cannot open /dev/uinput itself, so it can make no other input device.
+  /// The recognizer's /dev/uinput descriptors at its start (`openUinputDescriptors(for:)`).
   func openUinputDescriptors() -> [Int32] {
+    let descriptors = openUinputDescriptors(for: configuration)
+    recognizerHoldsUinput = !descriptors.isEmpty
+    return descriptors
+  }
+
+  /// /dev/uinput descriptors for the recognizer's forwarding clones, when a profile of
+  /// `configuration` forwards: it cannot open /dev/uinput itself, so it can make no other
+  /// input device.
+  func openUinputDescriptors(for configuration: Configuration) -> [Int32] {
+    if let openUinput { return openUinput(configuration) }
     guard configuration.profiles.contains(where: \.forward) else { return [] }
     let count = min(configuration.maximumDevices, Daemon.maximumPooledUinputDescriptors)
     var descriptors: [Int32] = []
@@ -198,6 +248,7 @@ public final class Launcher: @unchecked Sendable {
 
   func channelReadable() {
     guard let channel else { return }
+    let now = MonotonicClock.now()
     while true {
       let datagram: SeqPacketSocket.Received
       do {
@@ -212,8 +263,10 @@ public final class Launcher: @unchecked Sendable {
         logger.error("the recognizer closed its channel; stopping")
         exit(ExitCode.systemError.rawValue)
       case .oversized(let length):
+        liveness.heard(at: now)
         logger.error("refused a message from the recognizer: oversized message: \(length) bytes")
       case .message(let bytes):
+        liveness.heard(at: now)
         do {
           try received(ChannelMessage.decode(bytes))
         } catch {
@@ -227,7 +280,10 @@ public final class Launcher: @unchecked Sendable {
     switch message {
     case .fired(let firing):
       let checked = try firing.validated(against: configuration, generation: generation)
-      runner?.fire(checked.event, of: table(for: checked))
+      let table = table(for: checked)
+      // nil: the binding runs nothing for it (an end without `end:`).
+      guard let request = table.firing(for: checked.event).flatMap({ table.request(for: $0) }) else { return }
+      perform(request)
     case .woke(let wake):
       let checked = try wake.validated(
         profileCount: configuration.profiles.count, hasWake: { actions[$0].wake != nil }, generation: generation)
@@ -241,6 +297,7 @@ public final class Launcher: @unchecked Sendable {
       guard let pending, pending.generation == agreed else { throw .staleConfig(generation: agreed) }
       self.pending = nil
       generation = agreed
+      if pending.passedUinput { recognizerHoldsUinput = true }
       adopt(pending.configuration, actions: pending.actions)
       logger.notice("config reloaded")
     case .reloadRefused(let refused, let reason):
@@ -248,8 +305,11 @@ public final class Launcher: @unchecked Sendable {
       self.pending = nil
       logger.error("the recognizer refused the new config (\(reason)); both keep the previous one")
       notifier?.ready()
-    case .reloadRequest:
-      throw .malformed("a reload request from the recognizer")
+    case .alive:
+      // Every message counts as a sign of life (`channelReadable`).
+      break
+    case .reloadRequest, .uinputDescriptors:
+      throw .malformed("a message only the launcher sends")
     }
   }
 
@@ -268,6 +328,12 @@ public final class Launcher: @unchecked Sendable {
       environment: ActionEnvironment(shared: environment), timeout: action.timeout, cooldown: action.cooldown,
       user: action.user ?? profileActions.user, firedAt: wake.time)
     if let input = action.input { request.kind = .input(input) }
+    perform(request)
+  }
+
+  /// A checked request to the action runner.
+  func perform(_ request: ActionRunner.Request) {
+    if let runAction { return runAction(request) }
     runner?.run(request)
   }
 
@@ -301,8 +367,17 @@ public final class Launcher: @unchecked Sendable {
       notifier?.ready()
     case .success(let new):
       let next = generation &+ 1
-      pending = (next, new.configuration, new.actions)
+      // A config that makes a profile forward for the first time: the recognizer gets its
+      // descriptors with the request, before it agrees.
+      let uinput = recognizerHoldsUinput ? [] : openUinputDescriptors(for: new.configuration)
+      defer { for descriptor in uinput { close(descriptor) } }
+      pending = (next, new.configuration, new.actions, !uinput.isEmpty)
       do {
+        if !uinput.isEmpty {
+          try channel?.send(
+            ChannelMessage.uinputDescriptors(generation: next, count: uinput.count).encoded(), passing: uinput)
+          logger.notice("passing \(uinput.count) /dev/uinput descriptors to the recognizer for forwarding")
+        }
         try channel?.send(ChannelMessage.reloadRequest(generation: next, identity: new.identity).encoded())
       } catch {
         logger.error("cannot reach the recognizer: \(error)")

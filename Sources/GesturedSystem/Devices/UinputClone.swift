@@ -130,6 +130,21 @@ public enum UinputPool {
     pooled = Set(descriptors)
   }
 
+  /// Adds `descriptors` (passed by the launcher later) to the pool.
+  public static func add(_ descriptors: [Int32]) {
+    inUse = true
+    free += descriptors
+    pooled.formUnion(descriptors)
+  }
+
+  /// Tests only: closes the free descriptors and forgets the pool, as before `use`.
+  static func reset() {
+    for descriptor in free { _ = Glibc.close(descriptor) }
+    free = []
+    pooled = []
+    inUse = false
+  }
+
   /// A descriptor for a new clone: the pool's (ENOSPC when all are taken) or a new one.
   static func open() -> Result<Int32, Errno> {
     guard inUse else { return retryOnInterrupt { valueOrErrno(Glibc.open("/dev/uinput", O_RDWR | O_CLOEXEC)) } }

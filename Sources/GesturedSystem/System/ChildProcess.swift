@@ -93,6 +93,61 @@ public struct ChildProcess: Hashable, Sendable {
   }
 }
 
+/// The binary this process runs, to start another process of it.
+public enum RunningExecutable {
+  /// What /proc/self/exe points to (e.g. /usr/bin/gestured), so that a child started from it
+  /// shows as `gestured` in ps, top and the journal rather than as `exe`. /proc/self/exe
+  /// itself when the file was replaced or removed since (an upgrade: that link still
+  /// reaches the binary this process runs, and the file now at the path may be another),
+  /// or when the mode bits of the path do not let `credentials` (the child's) reach and
+  /// execute it (a build under a private home directory): the link needs no search
+  /// permission on the directories.
+  public static func path(executableBy credentials: ChildCredentials) throws(SystemError) -> String {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
+    let read = valueOrErrno(readlink(selfLink, &buffer, buffer.count))
+    guard case .success(let count) = read, count > 0, count < buffer.count else {
+      if case .failure(let error) = read { throw SystemError(operation: "readlink \(selfLink)", errno: error) }
+      throw SystemError(operation: "readlink \(selfLink)", errno: .nameTooLong)
+    }
+    let target = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return path(linkTarget: target, executableBy: credentials, status: fileStatus)
+  }
+
+  /// stat(2)'s mode, owner and group of `path` (links followed), nil when it fails.
+  static func fileStatus(_ path: String) -> Status? {
+    var status = stat()
+    return stat(path, &status) == 0 ? (status.st_mode, status.st_uid, status.st_gid) : nil
+  }
+
+  static let selfLink = "/proc/self/exe"
+
+  /// A file's mode, owner and group.
+  typealias Status = (mode: mode_t, owner: uid_t, group: gid_t)
+
+  /// The path to exec for the link's `target`, as `path(executableBy:)` decides, with
+  /// `status` for each directory on the way and the file.
+  static func path(linkTarget target: String, executableBy credentials: ChildCredentials, status: (String) -> Status?)
+    -> String
+  {
+    guard target.hasPrefix("/"), !target.hasSuffix(" (deleted)") else { return selfLink }
+    var prefix = ""
+    for component in target.split(separator: "/", omittingEmptySubsequences: true) {
+      prefix += "/" + component
+      guard let found = status(prefix), permitsExecution(found, to: credentials) else { return selfLink }
+    }
+    return target
+  }
+
+  /// Whether the owner, group or other execute bit that applies to `credentials` is set.
+  static func permitsExecution(_ status: Status, to credentials: ChildCredentials) -> Bool {
+    if credentials.uid == status.owner { return status.mode & S_IXUSR != 0 }
+    if credentials.gid == status.group || credentials.groups.contains(status.group) {
+      return status.mode & S_IXGRP != 0
+    }
+    return status.mode & S_IXOTH != 0
+  }
+}
+
 extension Result {
   /// The error of a failure; nil for a success.
   fileprivate var failure: Failure? {

@@ -64,6 +64,57 @@ public struct SeqPacketSocket: Sendable, Hashable {
     }
   }
 
+  /// As `send(_:)`, passing `descriptors` along with the message (SCM_RIGHTS): the peer
+  /// receives its own duplicates of them, and the caller still owns and closes its own.
+  public func send(_ bytes: [UInt8], passing descriptors: [Int32]) throws(SystemError) {
+    let result = retryOnInterrupt {
+      valueOrErrno(
+        negated: bytes.withUnsafeBytes { message in
+          descriptors.withUnsafeBufferPointer {
+            gestured_seqpacket_send_descriptors(
+              descriptor, message.baseAddress, message.count, $0.baseAddress, $0.count)
+          }
+        })
+    }
+    switch result {
+    case .success(let sent) where sent == bytes.count: return
+    case .success: throw SystemError(operation: "sendmsg", errno: .noBufferSpace)
+    case .failure(let error): throw SystemError(operation: "sendmsg", errno: error)
+    }
+  }
+
+  /// As `receive(maximumLength:)`, with the descriptors passed along with the message (at
+  /// most `maximumDescriptors`; a message that carried more brings none), close-on-exec and
+  /// the caller's to close. Those of a message that is not returned (oversized) are closed.
+  public func receive(maximumLength: Int, maximumDescriptors: Int) throws(SystemError) -> (
+    Received, descriptors: [Int32]
+  ) {
+    var buffer = [UInt8](repeating: 0, count: maximumLength + 1)
+    var descriptors = [Int32](repeating: -1, count: max(maximumDescriptors, 1))
+    var count = 0
+    let result = retryOnInterrupt {
+      valueOrErrno(
+        negated: buffer.withUnsafeMutableBytes { message in
+          descriptors.withUnsafeMutableBufferPointer {
+            gestured_seqpacket_receive_descriptors(
+              descriptor, message.baseAddress, message.count, $0.baseAddress, maximumDescriptors, &count)
+          }
+        })
+    }
+    let received = Array(descriptors[..<count])
+    switch result {
+    case .success(0):
+      for descriptor in received { _ = Glibc.close(descriptor) }
+      return (.closed, [])
+    case .success(let length) where length > maximumLength:
+      for descriptor in received { _ = Glibc.close(descriptor) }
+      return (.oversized(length: length), [])
+    case .success(let length): return (.message(Array(buffer[..<length])), received)
+    case .failure(.wouldBlock): return (.none, [])
+    case .failure(let error): throw SystemError(operation: "recvmsg", errno: error)
+    }
+  }
+
   public func close() { _ = Glibc.close(descriptor) }
 }
 
