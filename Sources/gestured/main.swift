@@ -47,7 +47,15 @@ case .daemon(let options) where Launcher.separatesPrivileges:
 case .daemon(let options):
   status = runDaemon(.actions, options)
 case .recognizer(let options):
-  status = runDaemon(.recognizer, options)
+  // Before anything untrusted is read (the config, udev's properties, the panels' events);
+  // here rather than in the Daemon, which tests run in their own process.
+  do {
+    try RecognizerSandbox.confineSystemCalls()
+    status = runDaemon(.recognizer, options)
+  } catch {
+    errors.write("gestured: cannot confine the recognizer: \(error)\n")
+    status = .systemError
+  }
 case .confinementCheck:
   status = ConfinementCheck.run(output: output)
 case .monitor(let options):

@@ -144,17 +144,8 @@ public final class Daemon: @unchecked Sendable {
     if case .failure(let error) = OpenFileLimit.raiseToHardLimit() {
       logger.warning("cannot raise the open-file limit: \(error)")
     }
-    // Before anything untrusted is read: the config, udev's properties, the panels' events.
-    if mode == .recognizer {
-      do {
-        try RecognizerSandbox.confineSystemCalls()
-      } catch {
-        logger.error("cannot confine the recognizer: \(error)")
-        return .failure(.systemError)
-      }
-      if !RecognizerSandbox.rootIsReadOnly {
-        logger.warning("the file system is writable for the recognizer (no private read-only mount namespace)")
-      }
+    if mode == .recognizer && !RecognizerSandbox.rootIsReadOnly {
+      logger.warning("the file system is writable for the recognizer (no private read-only mount namespace)")
     }
     switch loadIdentifiedConfiguration(path: options.configPath, logger: logger) {
     case .failure(let code):
