@@ -32,8 +32,8 @@ public enum ChannelMessage: Hashable, Sendable {
   case reloadAgreed(generation: UInt32)
   /// Recognizer → launcher: it keeps its config; so does the launcher.
   case reloadRefused(generation: UInt32, reason: ChannelRefusal)
-  /// Recognizer → launcher: its event loop still turns (sent every
-  /// `RecognizerLiveness.interval`); a recognizer silent for longer is taken for hung.
+  /// Launcher → recognizer with each systemd watchdog ping, and the recognizer's answer from
+  /// its event loop (RecognizerLiveness): a recognizer silent for too long is taken for hung.
   case alive
   /// Launcher → recognizer, with `count` /dev/uinput descriptors passed along (SCM_RIGHTS),
   /// right before the `reloadRequest` of config `generation`, which makes a profile forward

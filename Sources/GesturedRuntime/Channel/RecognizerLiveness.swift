@@ -1,23 +1,22 @@
 import GestureCore
 
-/// The launcher's judgement of whether the recognizer's event loop still turns: the
-/// recognizer sends `.alive` every `interval` from that loop, every message it sends counts
-/// as a sign of life, and silence for longer than `silenceLimit` is a hung recognizer.
-/// systemd's watchdog sees only the launcher, so this is what notices a recognizer stuck in
-/// a loop. Pure: time is an input.
+/// The launcher's judgement of whether the recognizer's event loop still turns. systemd's
+/// watchdog sees only the launcher; so at each of its watchdog pings the launcher also
+/// sends `.alive` to the recognizer, which answers from its event loop. Every message from
+/// the recognizer counts as a sign of life, and silence for longer than `silenceLimit` is a
+/// hung recognizer. Without a watchdog nothing is sent, so an idle daemon never wakes. Pure:
+/// time is an input.
 public struct RecognizerLiveness: Hashable, Sendable {
-  /// How often the recognizer says it is alive.
-  public static let interval: Microseconds = 2_000_000
-  /// Several intervals, so that a late wake-up or a brief stop is not taken for a hang, and
-  /// well under the unit's WatchdogSec so that a hang is noticed as soon as systemd would
-  /// notice the launcher's.
-  public static let defaultSilenceLimit: Microseconds = 5 * interval
+  /// One and a half ping intervals: the answer to the previous ping must have come, and a
+  /// recognizer hung right after answering is noticed at the second ping after, within
+  /// systemd's own timeout (twice the ping interval).
+  public static func silenceLimit(pingInterval: Microseconds) -> Microseconds { pingInterval * 3 / 2 }
 
   public let silenceLimit: Microseconds
   /// When the recognizer was last heard from (or started).
   public private(set) var lastHeard: Timestamp
 
-  public init(startedAt start: Timestamp, silenceLimit: Microseconds = Self.defaultSilenceLimit) {
+  public init(startedAt start: Timestamp, silenceLimit: Microseconds) {
     lastHeard = start
     self.silenceLimit = silenceLimit
   }

@@ -24,25 +24,6 @@ extension Daemon {
     _ = try multiplexer.watch(socket.descriptor) { [unowned self] in self.channelReadable() }
   }
 
-  /// `.alive` to the launcher every `RecognizerLiveness.interval`, from the event loop, so
-  /// that the launcher notices when the loop stops turning.
-  func startKeepAlive() {
-    // Weak: the timer owns this closure.
-    weak var scheduled: DeadlineTimer?
-    do {
-      let timer = try DeadlineTimer(multiplexer: multiplexer) { [unowned self] in
-        sendToLauncher(.alive)
-        scheduled?.schedule(at: MonotonicClock.now() + RecognizerLiveness.interval)
-      }
-      scheduled = timer
-      timer.schedule(at: MonotonicClock.now() + RecognizerLiveness.interval)
-      keepAliveTimer = timer
-    } catch {
-      logger.error("cannot start the keep-alive timer: \(error)")
-      exit(ExitCode.systemError.rawValue)
-    }
-  }
-
   /// Sends to the launcher (recognizer only). A launcher that cannot take it is gone or
   /// stuck: the service restarts as a whole.
   func sendToLauncher(_ message: ChannelMessage) {
@@ -85,6 +66,9 @@ extension Daemon {
         switch decoded {
         case .success(.reloadRequest(let generation, let identity)):
           reloadRequested(generation: generation, identity: identity)
+        case .success(.alive):
+          // The launcher's ping, answered from this event loop: a stuck loop does not answer.
+          sendToLauncher(.alive)
         case .success(.uinputDescriptors(_, let count)):
           logger.error("the launcher announced \(count) /dev/uinput descriptors and passed \(descriptors.count)")
         case .success(let other):

@@ -128,8 +128,6 @@ public final class Daemon: @unchecked Sendable {
   /// /dev/uinput descriptors the launcher passed with the reload request of `generation`,
   /// until the recognizer agrees (they join the pool) or refuses (they are closed).
   var pendingUinput: (generation: UInt32, descriptors: [Int32])?
-  /// The recognizer's keep-alive to the launcher (`startKeepAlive`).
-  var keepAliveTimer: DeadlineTimer?
   /// `monitor --continuous`: the engines report their streams and `fire` prints them.
   var printsStream: Bool { mode == .monitor && options.continuous }
 
@@ -307,7 +305,6 @@ public final class Daemon: @unchecked Sendable {
 
   func startWatchdog() {
     watchdogTimer = startSystemdWatchdog(notifier: notifier, multiplexer: multiplexer, logger: logger)
-    if mode == .recognizer { startKeepAlive() }
   }
 
   func stop() {

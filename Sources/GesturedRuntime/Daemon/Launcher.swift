@@ -49,7 +49,7 @@ public final class Launcher: @unchecked Sendable {
   var recognizer: ChildProcess?
   var watchdogTimer: DeadlineTimer?
   /// Whether the recognizer still speaks, and the timer that checks it at its deadline.
-  var liveness = RecognizerLiveness(startedAt: Timestamp(microseconds: 0))
+  var liveness = RecognizerLiveness(startedAt: Timestamp(microseconds: 0), silenceLimit: 0)
   var livenessTimer: DeadlineTimer?
   /// One table per device and profile the recognizer reported, remade at each reload.
   var tables: [String: BindingTable] = [:]
@@ -117,18 +117,26 @@ public final class Launcher: @unchecked Sendable {
   }
 
   /// From the launcher's event loop (the main process is the one systemd watches); the
-  /// recognizer's loop is watched through its keep-alives instead.
+  /// recognizer's loop is watched through its answers to the launcher's pings, at the same
+  /// rate.
   func startWatchdog() {
     watchdogTimer = startSystemdWatchdog(notifier: notifier, multiplexer: multiplexer, logger: logger)
-    watchRecognizerLiveness()
+    if let interval = notifier?.watchdogInterval { watchRecognizerLiveness(pingInterval: interval) }
   }
 
-  /// Checks at each deadline of `liveness` that the recognizer spoke since.
-  func watchRecognizerLiveness() {
-    liveness = RecognizerLiveness(startedAt: MonotonicClock.now())
+  /// Every `pingInterval`: checks that the recognizer spoke within the limit, then pings it.
+  func watchRecognizerLiveness(pingInterval: Microseconds) {
+    liveness = RecognizerLiveness(
+      startedAt: MonotonicClock.now(), silenceLimit: RecognizerLiveness.silenceLimit(pingInterval: pingInterval))
+    // Weak: the timer owns this closure.
+    weak var scheduled: DeadlineTimer?
     do {
-      let timer = try DeadlineTimer(multiplexer: multiplexer) { [unowned self] in self.checkRecognizerLiveness() }
-      timer.schedule(at: liveness.deadline)
+      let timer = try DeadlineTimer(multiplexer: multiplexer) { [unowned self] in
+        checkRecognizerLiveness()
+        scheduled?.schedule(at: MonotonicClock.now() + pingInterval)
+      }
+      scheduled = timer
+      timer.schedule(at: MonotonicClock.now())
       livenessTimer = timer
     } catch {
       logger.error("cannot start the timer that watches the recognizer: \(error)")
@@ -141,7 +149,12 @@ public final class Launcher: @unchecked Sendable {
     channelReadable()
     let now = MonotonicClock.now()
     guard liveness.isHung(at: now) else {
-      livenessTimer?.schedule(at: liveness.deadline)
+      do {
+        try channel?.send(ChannelMessage.alive.encoded())
+      } catch {
+        logger.error("cannot reach the recognizer: \(error)")
+        exit(ExitCode.systemError.rawValue)
+      }
       return
     }
     let silence = Double(now - liveness.lastHeard) / 1e6
