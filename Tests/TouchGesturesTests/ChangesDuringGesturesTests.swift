@@ -32,10 +32,10 @@ struct ChangesDuringGesturesTests {
     try a.onPan(Self.phases("a pan", into: seen))
     let right = right
     // The drag's landing adds b: the tap at 500 ms lands in it while the drag goes on.
-    screen.setHitTest { _ in
-      let b = screen.addView("b", frame: right)
-      _ = try? b.onTap { tap in seen.add("\(tap.view?.name ?? "-") tap") }
-      screen.setHitTest(nil)
+    screen.setHitTest { [weak screen] _ in
+      let b = screen?.addView("b", frame: right)
+      _ = try? b?.onTap { tap in seen.add("\(tap.view?.name ?? "-") tap") }
+      screen?.setHitTest(nil)
       return a
     }
     _ = try await replay(dragWithTap, on: screen)
@@ -78,12 +78,12 @@ struct ChangesDuringGesturesTests {
     try b.onTap { _ in seen.add("b tap") }
     let right = right
     // The tap's landing moves a over b, in front of it: the tap lands in a.
-    screen.setHitTest { position in
+    screen.setHitTest { [weak screen] position in
       if position.x > 0.5 {
         a.frame = right
         a.bringToFront()
-        screen.setHitTest(nil)
-        return screen.view(at: position)
+        screen?.setHitTest(nil)
+        return screen?.view(at: position)
       }
       return a
     }
@@ -233,9 +233,9 @@ struct ChangesDuringGesturesTests {
     let changed = Atomic<Bool>(false)
     // The tap's landing, before the first pinch reaches the screen's pinch-out scale, asks
     // for a larger one.
-    screen.setHitTest { [thresholds] position in
+    screen.setHitTest { [weak screen, thresholds] position in
       guard position.x > 0.5 else { return a }
-      if !changed.exchange(true, ordering: .relaxed) { try? screen.setThresholds(thresholds) }
+      if !changed.exchange(true, ordering: .relaxed) { try? screen?.setThresholds(thresholds) }
       return nil
     }
     _ = try await replay(
@@ -276,9 +276,9 @@ struct ChangesDuringGesturesTests {
     try a.onRotate { motion in if motion.phase != .changed { rotate("\(motion.phase)", motion.time) } }
     let changed = Atomic<Bool>(false)
     // The tap's landing, as the first turn and spread begins, lets pinch and rotate go together.
-    screen.setHitTest { position in
+    screen.setHitTest { [weak screen] position in
       guard position.x > 0.5 else { return a }
-      if !changed.exchange(true, ordering: .relaxed) { try? screen.recognizeSimultaneously(.pinch, .rotate) }
+      if !changed.exchange(true, ordering: .relaxed) { try? screen?.recognizeSimultaneously(.pinch, .rotate) }
       return nil
     }
     _ = try await replay(
@@ -422,11 +422,11 @@ struct ChangesDuringGesturesTests {
     try a.onPan(Self.phases("a pan", into: seen))
     let made = Atomic<Bool>(false)
     // The first tap on the right half, during the drag on a, makes a region below "top".
-    screen.setHitTest { position in
+    screen.setHitTest { [weak screen] position in
       guard position.x > 0.5 else { return a }
       if !made.exchange(true, ordering: .relaxed) {
-        let corner = try? screen.region("corner", x: 0.5, y: 0.75, width: 0.5, height: 0.25)
-        _ = try? screen.onTap(in: corner) { tap in seen.add("\(tap.region?.name ?? "-") tap") }
+        let corner = try? screen?.region("corner", x: 0.5, y: 0.75, width: 0.5, height: 0.25)
+        _ = try? screen?.onTap(in: corner) { tap in seen.add("\(tap.region?.name ?? "-") tap") }
       }
       return nil
     }

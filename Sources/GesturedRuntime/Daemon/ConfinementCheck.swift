@@ -112,10 +112,10 @@ public enum ConfinementCheck {
     guard let directory = opendir(path) else { return nil }
     defer { closedir(directory) }
     var names: [String] = []
+    // d_name is read through a pointer: a record may end before the tuple's 256 bytes.
+    let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
     while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) {
-        String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self)
-      }
+      let name = String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
       if name != "." && name != ".." { names.append(name) }
     }
     return names

@@ -9,7 +9,10 @@
 # a virtual panel counted, and stops on SIGTERM. The postinst starts nothing for a config
 # that does not check, nor for one its group could change, which the daemon refuses too
 # (78). The daemon runs as two processes: the recognizer as the package's user gestured
-# (groups gestured and input, no capabilities). Then remove keeps the conffile, purge
+# (groups gestured and input, no capabilities, under its system-call filter in a read-only
+# file system); on a config of the scenario a tap runs a root command and a `user: nobody`
+# command each as its user, the forwarded panel forwards a drag, and SIGHUP with a good
+# config moves both processes, with a bad one keeps both on the old. Then remove keeps the conffile, purge
 # takes it, the enablement and the user; the package is purged whatever happens, so later scenarios
 # see the guest as before.
 #
@@ -34,6 +37,31 @@ NOTIFY_SOCKET="$SCENARIO_DIR/notify.sock"
 # Started before the toolchain is hidden: a running program keeps the libraries it mapped.
 touch_start panel create "$VM_TESTS/scripts/double-tap.touch"
 wait_until 20 "udev to process $TOUCH_DEVNODE" udev_ready "$TOUCH_DEVNODE"
+
+# The touches for the installed daemon, recorded while gestured-touch can still run: a tap
+# in each half, and a drag in the left half (not a tap: the clone gets it).
+record_tap() {
+  sed "s/^tap at=100ms x=0.5 y=0.5 /tap at=100ms x=$2 y=$3 /" "$VM_TESTS/scripts/daemon/tap.touch" > "$SCENARIO_DIR/$1.touch"
+  "$GESTURED_TOUCH" record "$SCENARIO_DIR/$1.touch" -o "$SCENARIO_DIR/$1.evemu" \
+    || fail "gestured-touch record $1 failed"
+}
+record_tap left 0.25 0.5
+record_tap right 0.75 0.5
+{
+  echo "E: 0.000000 0003 002f 0000"
+  echo "E: 0.000000 0003 0039 0401"
+  echo "E: 0.000000 0003 0035 0600"
+  echo "E: 0.000000 0003 0036 1100"
+  echo "E: 0.000000 0001 014a 0001"
+  echo "E: 0.000000 0000 0000 0000"
+  for step in 1 2 3 4 5; do
+    echo "E: 0.0${step}0000 0003 0035 $((600 + step * 60))"
+    echo "E: 0.0${step}0000 0000 0000 0000"
+  done
+  echo "E: 0.070000 0003 0039 -001"
+  echo "E: 0.070000 0001 014a 0000"
+  echo "E: 0.070000 0000 0000 0000"
+} > "$SCENARIO_DIR/drag.evemu"
 
 mount -t tmpfs -o size=1m,mode=0755 none /opt/swift || fail "cannot mount a tmpfs over /opt/swift"
 [ -z "$(ls -A /opt/swift)" ] || fail "/opt/swift is not empty after the tmpfs"
@@ -92,6 +120,31 @@ done
 state=/var/lib/systemd/deb-systemd-helper-enabled/gestured.service.dsh-also
 [ -f "$state" ] || fail "deb-systemd-helper has no record of the unit ($state)"
 
+# The installed daemon on a config of this scenario (the package's is put back after): it
+# forwards, a tap in the left half runs a root command, one in the right half a `user:
+# nobody` command.
+cp /etc/gestured/gestured.yaml "$SCENARIO_DIR/installed.yaml"
+: > "$SCENARIO_DIR/user.out"
+chmod 666 "$SCENARIO_DIR/user.out"
+# install_config ROOT-OUT: the config, its root command writing into ROOT-OUT.
+install_config() {
+  write_config "$SCENARIO_DIR/config.yaml" <<'YAML'
+devices:
+  - name: kiosk
+    forward: true
+    regions:
+      - { name: left, area: { x: 0, y: 0, width: 0.5, height: 1 } }
+      - { name: right, area: { x: 0.5, y: 0, width: 0.5, height: 1 } }
+    bindings:
+      - { gesture: tap, region: left, run: "id -un >> @DIR@/ROOT_OUT" }
+      - { gesture: tap, region: right, user: nobody, run: "id -un > @DIR@/user.out" }
+YAML
+  sed -i "s/ROOT_OUT/$1/" "$SCENARIO_DIR/config.yaml"
+  install -m 644 -o root -g root "$SCENARIO_DIR/config.yaml" /etc/gestured/gestured.yaml.new
+  mv /etc/gestured/gestured.yaml.new /etc/gestured/gestured.yaml
+}
+install_config root.out
+
 # The daemon exactly as systemd would start it.
 exec_start="$(sed -n 's/^ExecStart=//p' /lib/systemd/system/gestured.service)"
 [ -n "$exec_start" ] || fail "the installed unit has no ExecStart="
@@ -115,9 +168,44 @@ getent passwd gestured > /dev/null || fail "postinst did not create the user ges
 expect_recognizer_as gestured
 grep -q "^Gid:[[:space:]]*$(id -g gestured)[[:space:]]" "$SCENARIO_DIR/recognizer-status.txt" \
   || fail "the recognizer's group is not gestured's: $(cat "$SCENARIO_DIR/recognizer-status.txt")"
+# A tap runs a root command and a `user:` command, each as its user.
+inject "$TOUCH_DEVNODE" "$SCENARIO_DIR/left.evemu"
+wait_until 10 "the left tap's command" test -s "$SCENARIO_DIR/root.out"
+inject "$TOUCH_DEVNODE" "$SCENARIO_DIR/right.evemu"
+wait_until 10 "the right tap's command" test -s "$SCENARIO_DIR/user.out"
+expect_lines "$SCENARIO_DIR/root.out" "root" "the left tap's command runs as root"
+expect_lines "$SCENARIO_DIR/user.out" "nobody" "the right tap's user: command runs as nobody"
+# The forwarded panel forwards: the drag reaches its clone, the taps do not.
+clone="$(clone_of "$TOUCH_DEVNODE")"
+[ -n "$clone" ] || fail "the installed daemon made no clone: $(cat "$SCENARIO_DIR/daemon.log")"
+wait_until 10 "udev to know the clone $clone" udev_ready "$clone"
+record_start "$clone" "$SCENARIO_DIR/clone.evemu"
+inject "$TOUCH_DEVNODE" "$SCENARIO_DIR/drag.evemu"
+wait_until 10 "the drag on the clone" grep -qE "^E: [0-9.]+ 0003 0039 0*401([^0-9]|\$)" "$SCENARIO_DIR/clone.evemu"
+# SIGHUP with a good config: both processes move (the new command runs); with a bad one
+# both keep it.
+install_config root-2.out
+kill -HUP "$DAEMON_PID"
+wait_until 20 "READY=1 after the reload" ready_at_least 2
+grep -q "config reloaded" "$SCENARIO_DIR/daemon.log" || fail "the launcher did not reload: $(tail -5 "$SCENARIO_DIR/daemon.log")"
+sleep 0.4 # past the tap's cooldown
+inject "$TOUCH_DEVNODE" "$SCENARIO_DIR/left.evemu"
+wait_until 10 "the new command after the reload" test -s "$SCENARIO_DIR/root-2.out"
+printf 'devices:\n  - name: kiosk\n    bindings:\n      - { gesture: tapp, run: "true" }\n' > "$SCENARIO_DIR/bad.yaml"
+install -m 644 -o root -g root "$SCENARIO_DIR/bad.yaml" /etc/gestured/gestured.yaml
+kill -HUP "$DAEMON_PID"
+wait_until 20 "READY=1 after the failed reload" ready_at_least 3
+grep -q "keeping the previous one" "$SCENARIO_DIR/daemon.log" \
+  || fail "the launcher did not keep the previous config: $(tail -5 "$SCENARIO_DIR/daemon.log")"
+sleep 0.4
+inject "$TOUCH_DEVNODE" "$SCENARIO_DIR/left.evemu"
+wait_until 10 "the kept command after the failed reload" lines_at_least "$SCENARIO_DIR/root-2.out" 2
+expect_lines "$SCENARIO_DIR/root.out" "root" "the first config's command ran once"
 stop_process "$DAEMON_PID" 20
 [ "$STOP_STATUS" -eq 0 ] || fail "the installed daemon exited with status $STOP_STATUS on SIGTERM"
 wait_until 5 "STOPPING=1" grep -qs 'STOPPING=1' "$SCENARIO_DIR/notify.log"
+kill "$RECORD_PID" 2>/dev/null || true
+install -m 644 -o root -g root "$SCENARIO_DIR/installed.yaml" /etc/gestured/gestured.yaml
 
 # postinst's start rule, under a stand-in service manager: with /run/systemd/system
 # present (systemd's own test for "running"), deb-systemd-invoke and systemctl log their
