@@ -283,6 +283,34 @@ create_panel() {
     logged_since "$SCENARIO_DIR/daemon.log" "$mark" "^$TOUCH_DEVNODE '.*': profile"
 }
 
+# record_tap NAME X Y: NAME.evemu in the scenario's directory, the 80 ms tap of
+# scripts/daemon/tap.touch moved to (X, Y) (fractions of the panel), for inject.
+record_tap() {
+  sed "s/^tap at=100ms x=0.5 y=0.5 /tap at=100ms x=$2 y=$3 /" "$VM_TESTS/scripts/daemon/tap.touch" > "$SCENARIO_DIR/$1.touch"
+  "$GESTURED_TOUCH" record "$SCENARIO_DIR/$1.touch" -o "$SCENARIO_DIR/$1.evemu" \
+    || fail "gestured-touch record $1 failed"
+}
+
+# write_drag FILE ID X: an evemu recording of a 70 ms one-finger drag of tracking id ID
+# (hexadecimal digits) to the right from (X, 1100) in panel units, for inject.
+write_drag() {
+  {
+    echo "E: 0.000000 0003 002f 0000"
+    echo "E: 0.000000 0003 0039 $2"
+    echo "E: 0.000000 0003 0035 $3"
+    echo "E: 0.000000 0003 0036 1100"
+    echo "E: 0.000000 0001 014a 0001"
+    echo "E: 0.000000 0000 0000 0000"
+    for step in 1 2 3 4 5; do
+      echo "E: 0.0${step}0000 0003 0035 $(($3 + step * 60))"
+      echo "E: 0.0${step}0000 0000 0000 0000"
+    done
+    echo "E: 0.070000 0003 0039 -001"
+    echo "E: 0.070000 0001 014a 0000"
+    echo "E: 0.070000 0000 0000 0000"
+  } > "$1"
+}
+
 # inject DEVNODE EVEMU-FILE: plays the recording's events into an existing node, with their
 # timing (evemu-play writes them to the node; the kernel passes them to every reader as if
 # the device had sent them). The way to touch a panel made with create_panel.

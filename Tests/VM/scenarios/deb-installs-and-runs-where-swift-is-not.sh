@@ -40,28 +40,9 @@ wait_until 20 "udev to process $TOUCH_DEVNODE" udev_ready "$TOUCH_DEVNODE"
 
 # The touches for the installed daemon, recorded while gestured-touch can still run: a tap
 # in each half, and a drag in the left half (not a tap: the clone gets it).
-record_tap() {
-  sed "s/^tap at=100ms x=0.5 y=0.5 /tap at=100ms x=$2 y=$3 /" "$VM_TESTS/scripts/daemon/tap.touch" > "$SCENARIO_DIR/$1.touch"
-  "$GESTURED_TOUCH" record "$SCENARIO_DIR/$1.touch" -o "$SCENARIO_DIR/$1.evemu" \
-    || fail "gestured-touch record $1 failed"
-}
 record_tap left 0.25 0.5
 record_tap right 0.75 0.5
-{
-  echo "E: 0.000000 0003 002f 0000"
-  echo "E: 0.000000 0003 0039 0401"
-  echo "E: 0.000000 0003 0035 0600"
-  echo "E: 0.000000 0003 0036 1100"
-  echo "E: 0.000000 0001 014a 0001"
-  echo "E: 0.000000 0000 0000 0000"
-  for step in 1 2 3 4 5; do
-    echo "E: 0.0${step}0000 0003 0035 $((600 + step * 60))"
-    echo "E: 0.0${step}0000 0000 0000 0000"
-  done
-  echo "E: 0.070000 0003 0039 -001"
-  echo "E: 0.070000 0001 014a 0000"
-  echo "E: 0.070000 0000 0000 0000"
-} > "$SCENARIO_DIR/drag.evemu"
+write_drag "$SCENARIO_DIR/drag.evemu" 0401 0600
 
 mount -t tmpfs -o size=1m,mode=0755 none /opt/swift || fail "cannot mount a tmpfs over /opt/swift"
 [ -z "$(ls -A /opt/swift)" ] || fail "/opt/swift is not empty after the tmpfs"

@@ -46,21 +46,7 @@ E: 0.060000 0001 014a 0000
 E: 0.060000 0000 0000 0000
 EVEMU
 drag() {
-  {
-    echo "E: 0.000000 0003 002f 0000"
-    echo "E: 0.000000 0003 0039 $1"
-    echo "E: 0.000000 0003 0035 1200"
-    echo "E: 0.000000 0003 0036 1100"
-    echo "E: 0.000000 0001 014a 0001"
-    echo "E: 0.000000 0000 0000 0000"
-    for step in 1 2 3 4 5; do
-      echo "E: 0.0${step}0000 0003 0035 $((1200 + step * 60))"
-      echo "E: 0.0${step}0000 0000 0000 0000"
-    done
-    echo "E: 0.070000 0003 0039 -001"
-    echo "E: 0.070000 0001 014a 0000"
-    echo "E: 0.070000 0000 0000 0000"
-  } > "$SCENARIO_DIR/drag-$1.evemu"
+  write_drag "$SCENARIO_DIR/drag-$1.evemu" "$1" 1200
   inject "$panel" "$SCENARIO_DIR/drag-$1.evemu"
 }
 # on_clone ID: the clone's recording has the contact with tracking id ID, lifted.

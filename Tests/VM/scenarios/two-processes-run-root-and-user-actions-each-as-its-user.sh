@@ -19,12 +19,6 @@ bindings:
   - { gesture: tap, region: right, user: nobody, run: "id -un > @DIR@/user.out" }
 YAML
 chmod 644 "$config"
-# record_tap NAME X Y: NAME.evemu, tap.touch's tap moved to (X, Y).
-record_tap() {
-  sed "s/^tap at=100ms x=0.5 y=0.5 /tap at=100ms x=$2 y=$3 /" "$VM_TESTS/scripts/daemon/tap.touch" > "$SCENARIO_DIR/$1.touch"
-  "$GESTURED_TOUCH" record "$SCENARIO_DIR/$1.touch" -o "$SCENARIO_DIR/$1.evemu" \
-    || fail "gestured-touch record $1 failed"
-}
 record_tap left 0.25 0.5
 record_tap right 0.75 0.5
 
