@@ -124,8 +124,7 @@ public enum ConfinementCheck {
   static func uinputNode() -> String {
     var status = stat()
     guard stat("/dev/uinput", &status) == 0 else { return errno == ENOENT ? "absent" : "unreadable" }
-    let null = stat()
-    var nullStatus = null
+    var nullStatus = stat()
     if stat("/dev/null", &nullStatus) == 0, status.st_rdev == nullStatus.st_rdev { return "/dev/null" }
     return "the uinput device"
   }

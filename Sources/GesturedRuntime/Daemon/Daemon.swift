@@ -359,16 +359,18 @@ public final class Daemon: @unchecked Sendable {
 }
 
 /// WATCHDOG=1 at once, then every `watchdogInterval` (systemd asks for half its WatchdogSec),
-/// from a timerfd in `multiplexer`'s loop: if that loop hangs, systemd notices. nil when
-/// systemd asks for no watchdog, or when the timer cannot be made (logged).
-func startSystemdWatchdog(notifier: SystemdNotifier?, multiplexer: EventMultiplexer, logger: Logger)
-  -> DeadlineTimer?
-{
+/// from a timerfd in `multiplexer`'s loop: if that loop hangs, systemd notices. `beforeEachPing`
+/// runs first at each ping (the launcher's check of its recognizer). nil when systemd asks
+/// for no watchdog, or when the timer cannot be made (logged).
+func startSystemdWatchdog(
+  notifier: SystemdNotifier?, multiplexer: EventMultiplexer, logger: Logger, beforeEachPing: (() -> Void)? = nil
+) -> DeadlineTimer? {
   guard let notifier, let interval = notifier.watchdogInterval else { return nil }
   // Weak: the timer owns this closure.
   weak var scheduled: DeadlineTimer?
   do {
     let watchdog = try DeadlineTimer(multiplexer: multiplexer) {
+      beforeEachPing?()
       notifier.watchdog()
       scheduled?.schedule(at: MonotonicClock.now() + interval)
     }

@@ -48,9 +48,8 @@ public final class Launcher: @unchecked Sendable {
   var channel: SeqPacketSocket?
   var recognizer: ChildProcess?
   var watchdogTimer: DeadlineTimer?
-  /// Whether the recognizer still speaks, and the timer that checks it at its deadline.
+  /// Whether the recognizer still speaks, checked at each watchdog ping.
   var liveness = RecognizerLiveness(startedAt: Timestamp(microseconds: 0), silenceLimit: 0)
-  var livenessTimer: DeadlineTimer?
   /// One table per device and profile the recognizer reported, remade at each reload.
   var tables: [String: BindingTable] = [:]
   let identity: ConfigIdentity
@@ -117,33 +116,18 @@ public final class Launcher: @unchecked Sendable {
   }
 
   /// From the launcher's event loop (the main process is the one systemd watches); the
-  /// recognizer's loop is watched through its answers to the launcher's pings, at the same
-  /// rate.
+  /// recognizer's loop is watched through its answers to the launcher's pings, sent with
+  /// each of systemd's.
   func startWatchdog() {
-    watchdogTimer = startSystemdWatchdog(notifier: notifier, multiplexer: multiplexer, logger: logger)
-    if let interval = notifier?.watchdogInterval { watchRecognizerLiveness(pingInterval: interval) }
-  }
-
-  /// Every `pingInterval`: checks that the recognizer spoke within the limit, then pings it.
-  func watchRecognizerLiveness(pingInterval: Microseconds) {
+    guard let interval = notifier?.watchdogInterval else { return }
     liveness = RecognizerLiveness(
-      startedAt: MonotonicClock.now(), silenceLimit: RecognizerLiveness.silenceLimit(pingInterval: pingInterval))
-    // Weak: the timer owns this closure.
-    weak var scheduled: DeadlineTimer?
-    do {
-      let timer = try DeadlineTimer(multiplexer: multiplexer) { [unowned self] in
-        checkRecognizerLiveness()
-        scheduled?.schedule(at: MonotonicClock.now() + pingInterval)
-      }
-      scheduled = timer
-      timer.schedule(at: MonotonicClock.now())
-      livenessTimer = timer
-    } catch {
-      logger.error("cannot start the timer that watches the recognizer: \(error)")
-      exit(ExitCode.systemError.rawValue)
+      startedAt: MonotonicClock.now(), silenceLimit: RecognizerLiveness.silenceLimit(pingInterval: interval))
+    watchdogTimer = startSystemdWatchdog(notifier: notifier, multiplexer: multiplexer, logger: logger) {
+      [unowned self] in checkRecognizerLiveness()
     }
   }
 
+  /// Checks that the recognizer spoke within the limit, then pings it.
   func checkRecognizerLiveness() {
     // What is waiting in the channel counts: the launcher itself may have been late.
     channelReadable()
