@@ -14,7 +14,8 @@ public enum Invocation: Sendable {
   case monitor(Daemon.Options)
   /// `gestured __recognizer --config FILE --config-identity LENGTH:HASH
   /// [--uinput-descriptors N] [--verbose]`: hidden; the launcher starts it, unprivileged,
-  /// with its channel as descriptor 3 and N /dev/uinput descriptors as 4, 5, ….
+  /// with its channel as descriptor 3, the config FILE open as 4 (FILE names it in
+  /// messages), and N /dev/uinput descriptors as 5, 6, ….
   case recognizer(Daemon.Options)
   /// `gestured __confinement-check`: hidden; what the recognizer's confinement allows, one
   /// line each (ConfinementCheck).
@@ -194,6 +195,7 @@ public enum Invocation: Sendable {
     let usage = Invocation.usageError(
       message: "__recognizer is started by gestured itself", hint: "Run 'gestured --help' for usage.")
     var options = Daemon.Options()
+    options.configDescriptor = Daemon.recognizerConfigDescriptor
     var rest = arguments[...]
     while let name = rest.popFirst() {
       switch name {

@@ -32,15 +32,28 @@ bindings:
   - { gesture: swipe, direction: right, run: "echo R >> @DIR@/gestured.out" }
 YAML
 
-# CPU ticks (all, user, system) and page faults (minor, major) of PID.
-ticks() { awk '{ print $14 + $15, $14, $15, $10, $12 }' "/proc/$1/stat"; }
+# CPU ticks (all, user, system) and page faults (minor, major) of the PIDs, summed: run as
+# root, gestured is two processes (the launcher, which runs the actions, and its recognizer,
+# which reads the panel), and both count.
+ticks() {
+  local pid
+  for pid in "$@"; do cat "/proc/$pid/stat"; done \
+    | awk '{ t += $14 + $15; u += $14; s += $15; m += $10; j += $12 } END { print t, u, s, m, j }'
+}
 switches() {
   local total=0 task n
-  for task in /proc/"$1"/task/*; do
+  for task in $(for pid in "$@"; do echo /proc/"$pid"/task/*; done); do
     n=$(awk '/^voluntary_ctxt_switches/ { print $2 }' "$task/status")
     total=$((total + n))
   done
   echo "$total"
+}
+# The processes of a daemon whose ticks count: gestured's launcher and recognizer (one pid
+# when it runs as one process), any other daemon itself.
+daemon_pids() {
+  local reader
+  reader=$(reader_of "$1")
+  if [ "$reader" = "$1" ]; then echo "$1"; else echo "$1 $reader"; fi
 }
 
 touch_start panel create "$script"
@@ -52,25 +65,24 @@ exec {gestured_held}<"$GESTURED" {lisgd_held}<"$(command -v lisgd)"
 echo "vm: kernel $(uname -r), $(nproc) CPUs, panel $panel, $runs runs each"
 
 measure() { # NAME PID: ticks (all, user, system) and switches over one stream
-  local name="$1" pid="$2" t0 u0 k0 m0 j0 t1 u1 k1 m1 j1 s0 s1
+  local name="$1" pids t0 u0 k0 m0 j0 t1 u1 k1 m1 j1 s0 s1
   sleep 1
-  read -r t0 u0 k0 m0 j0 < <(ticks "$pid"); s0=$(switches "$pid")
+  pids=$(daemon_pids "$2")
+  read -r t0 u0 k0 m0 j0 < <(ticks $pids); s0=$(switches $pids)
   inject "$panel" "$SCENARIO_DIR/swipes.evemu"
   sleep 0.5
-  read -r t1 u1 k1 m1 j1 < <(ticks "$pid"); s1=$(switches "$pid")
+  read -r t1 u1 k1 m1 j1 < <(ticks $pids); s1=$(switches $pids)
   echo "$name $((t1 - t0)) $((s1 - s0)) user $((u1 - u0)) system $((k1 - k0)) faults $((m1 - m0))/$((j1 - j0))" \
     | tee -a "$results/live-runs.txt"
   # Idle: no touch, no action running; a daemon with nothing to do should not wake at all.
   sleep 2
-  s0=$(switches "$pid")
+  s0=$(switches $pids)
   sleep 5
-  s1=$(switches "$pid")
+  s1=$(switches $pids)
   echo "$name idle: $((s1 - s0)) wake-ups in 5 s" | tee -a "$results/idle.txt"
 }
 
-: > "$results/live-runs.txt"
-: > "$results/idle.txt"
-for run in $(seq 1 "$runs"); do
+gestured_live_run() { # RUN
   : > "$SCENARIO_DIR/gestured.out"
   daemon_start "$SCENARIO_DIR/gestured.yaml"
   wait_until 30 "READY=1" grep -qs 'READY=1' "$SCENARIO_DIR/notify.log"
@@ -80,15 +92,27 @@ for run in $(seq 1 "$runs"); do
   kill "$NOTIFY_PID" 2>/dev/null || true
   wait "$NOTIFY_PID" 2>/dev/null || true
   rm -f "$SCENARIO_DIR/notify.log" "$SCENARIO_DIR/notify.sock"
-  echo "gestured run $run fired $(count_lines "$SCENARIO_DIR/gestured.out") of 40" | tee -a "$results/live-runs.txt"
-
+  echo "gestured run $1 fired $(count_lines "$SCENARIO_DIR/gestured.out") of 40" | tee -a "$results/live-runs.txt"
+}
+lisgd_live_run() { # RUN
   : > "$SCENARIO_DIR/lisgd.out"
   lisgd -d "$panel" -w 800 -h 800 -g "1,LR,*,*,R,echo R >> $SCENARIO_DIR/lisgd.out" \
     > "$SCENARIO_DIR/lisgd.log" 2>&1 &
   lisgd_pid=$!
   measure lisgd "$lisgd_pid"
   kill "$lisgd_pid"; wait "$lisgd_pid" 2>/dev/null || true
-  echo "lisgd run $run fired $(count_lines "$SCENARIO_DIR/lisgd.out") of 40" | tee -a "$results/live-runs.txt"
+  echo "lisgd run $1 fired $(count_lines "$SCENARIO_DIR/lisgd.out") of 40" | tee -a "$results/live-runs.txt"
+}
+: > "$results/live-runs.txt"
+: > "$results/idle.txt"
+# In turn, A B B A: gestured first in odd runs, lisgd first in even ones, so that a drift
+# of the guest's speed over the boot weighs on both alike.
+for run in $(seq 1 "$runs"); do
+  if [ $((run % 2)) = 1 ]; then
+    gestured_live_run "$run"; lisgd_live_run "$run"
+  else
+    lisgd_live_run "$run"; gestured_live_run "$run"
+  fi
 
   # The floor (floor-reader.c): every frame read as it comes, nothing else done; then the
   # same reading a 16 ms batch at a time; then with no epoll set, one blocking read a frame.
@@ -113,12 +137,13 @@ bindings:
 YAML
 : > "$results/keys-runs.txt"
 measure_ticks() { # NAME PID: ticks over one stream, appended to keys-runs.txt
-  local t0 t1 rest
+  local t0 t1 rest pids
   sleep 1
-  read -r t0 rest < <(ticks "$2")
+  pids=$(daemon_pids "$2")
+  read -r t0 rest < <(ticks $pids)
   inject "$panel" "$SCENARIO_DIR/swipes.evemu"
   sleep 0.5
-  read -r t1 rest < <(ticks "$2")
+  read -r t1 rest < <(ticks $pids)
   echo "$1 $((t1 - t0))" | tee -a "$results/keys-runs.txt"
 }
 keys_run() {
@@ -194,7 +219,7 @@ if command -v strace > /dev/null; then
   daemon_start "$SCENARIO_DIR/gestured.yaml"
   wait_until 30 "READY=1" grep -qs 'READY=1' "$SCENARIO_DIR/notify.log"
   sleep 1
-  strace -f -c -o "$results/strace-gestured.txt" -p "$DAEMON_PID" &
+  strace -f -c -o "$results/strace-gestured.txt" $(for pid in $(daemon_pids "$DAEMON_PID"); do echo "-p $pid"; done) &
   strace_pid=$!
   sleep 1
   inject "$panel" "$SCENARIO_DIR/swipes.evemu"
@@ -216,7 +241,7 @@ if command -v perf > /dev/null; then
   wait_until 30 "READY=1" grep -qs 'READY=1' "$SCENARIO_DIR/notify.log"
   sleep 1
   perf stat -e task-clock,context-switches,cpu-migrations,page-faults,minor-faults,major-faults \
-    -o "$results/perf-stat.txt" -p "$DAEMON_PID" &
+    -o "$results/perf-stat.txt" -p "$(daemon_pids "$DAEMON_PID" | tr ' ' ,)" &
   perf_pid=$!
   sleep 1
   inject "$panel" "$SCENARIO_DIR/swipes.evemu"

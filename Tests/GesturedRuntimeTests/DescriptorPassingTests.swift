@@ -181,6 +181,70 @@ struct DescriptorPassingTests {
     #expect(readEnd(ends.read) == 0)
   }
 
+  // MARK: The config, passed open
+
+  /// The recognizer's own mount namespace and user may not reach the config's path (/tmp, a
+  /// home, a directory only root enters): it reads the file the launcher passed open, at
+  /// its start (descriptor 4) and with each reload request.
+  @Test func theRecognizerReadsTheConfigItWasPassedOpenWhereThePathIsGone() throws {
+    defer { UinputPool.reset() }
+    let directory = TemporaryDirectory()
+    let path = directory.write("gestured.yaml", plain)
+    var options = Daemon.Options(configPath: path)
+    options.expectedIdentity = ConfigIdentity(of: Array(plain.utf8))
+    options.configDescriptor = open(path, O_RDONLY | O_CLOEXEC)
+    // Read from another offset than the start: the file is read whole all the same.
+    _ = lseek(try #require(options.configDescriptor), 5, SEEK_SET)
+    unlink(path)
+    let log = CapturedOutput()
+    guard
+      case .success(let daemon) = Daemon.make(
+        mode: .recognizer, options: options, output: CapturedOutput(), errors: log, environment: [:])
+    else {
+      Issue.record("the recognizer did not start on the passed config: \(log.text)")
+      return
+    }
+    // Closed once read.
+    #expect(fcntl(try #require(options.configDescriptor), F_GETFD) == -1)
+    let (launcher, recognizerEnd) = try SeqPacketSocket.pair()
+    daemon.channel = recognizerEnd
+    defer {
+      launcher.close()
+      recognizerEnd.close()
+    }
+
+    let replacement = directory.write("other-name.yaml", forwarding)
+    let passed = open(replacement, O_RDONLY | O_CLOEXEC)
+    unlink(replacement)
+    try launcher.send(
+      ChannelMessage.reloadRequest(generation: 2, identity: ConfigIdentity(of: Array(forwarding.utf8))).encoded(),
+      passing: [passed])
+    close(passed)
+    daemon.channelReadable()
+
+    #expect(try answers(launcher).first == .reloadAgreed(generation: 2), "log: \(log.text)")
+    #expect(daemon.configuration.profiles[0].forward)
+  }
+
+  @Test func aReloadWhosePassedConfigDiffersFromTheLaunchersIsRefused() throws {
+    let directory = TemporaryDirectory()
+    let (daemon, launcher, log) = try recognizer(directory)
+    defer {
+      launcher.close()
+      daemon.channel?.close()
+    }
+    let other = directory.write("other.yaml", forwarding)
+    let passed = open(other, O_RDONLY | O_CLOEXEC)
+    try launcher.send(
+      ChannelMessage.reloadRequest(generation: 2, identity: ConfigIdentity(of: Array(plain.utf8))).encoded(),
+      passing: [passed])
+    close(passed)
+    daemon.channelReadable()
+
+    #expect(try answers(launcher) == [.reloadRefused(generation: 2, reason: .differentFile)], "log: \(log.text)")
+    #expect(!daemon.configuration.profiles[0].forward)
+  }
+
   @Test func descriptorsWithAnotherMessageOrAWrongCountAreClosed() throws {
     let directory = TemporaryDirectory()
     let (daemon, launcher, log) = try recognizer(directory)

@@ -209,6 +209,24 @@ struct LauncherPolicyTests {
     #expect(harness.log.text.contains("a reload is under way"))
   }
 
+  /// The recognizer reads the file from the descriptor, not the path, which its own mount
+  /// namespace may not show.
+  @Test func aReloadRequestPassesTheConfigItAcceptedOpen() throws {
+    let harness = try Harness(config: original)
+    harness.rewrite(forwarding)
+    harness.launcher.reload()
+    let (received, descriptors) = try harness.recognizer.receive(
+      maximumLength: ChannelMessage.maximumLength, maximumDescriptors: ChannelMessage.maximumPassedDescriptors)
+    defer { for descriptor in descriptors { close(descriptor) } }
+    guard case .message(let bytes) = received else {
+      Issue.record("no request: \(received)")
+      return
+    }
+    #expect(try ChannelMessage.decode(bytes) == .reloadRequest(generation: 2, identity: ConfigIdentity(of: Array(forwarding.utf8))))
+    try #require(descriptors.count == 1)
+    #expect(try InputFile.read(openDescriptor: descriptors[0], path: "passed", maximumSize: 4096) == Array(forwarding.utf8))
+  }
+
   @Test func aReloadThatForwardsForTheFirstTimePassesUinputDescriptorsWithTheRequest() throws {
     let harness = try Harness(config: original)
     var opened = 0
@@ -221,19 +239,20 @@ struct LauncherPolicyTests {
     harness.launcher.reload()
     let sent = try harness.sent()
     #expect(sent.map(\.0).first == .uinputDescriptors(generation: 2, count: 2))
-    #expect(sent.map(\.descriptors) == [2, 0])
+    // The uinput descriptors with their message, the config open with the request.
+    #expect(sent.map(\.descriptors) == [2, 1])
     #expect(sent.map(\.0).last == .reloadRequest(generation: 2, identity: ConfigIdentity(of: Array(forwarding.utf8))))
     // Refused: the recognizer closed them, and the next reload (the same generation again)
     // passes them again.
     try harness.launcher.received(.reloadRefused(generation: 2, reason: .invalid))
     #expect(!harness.launcher.recognizerHoldsUinput)
     harness.launcher.reload()
-    #expect(try harness.sent().map(\.descriptors) == [2, 0])
+    #expect(try harness.sent().map(\.descriptors) == [2, 1])
     // Agreed: the recognizer holds them; later reloads pass none.
     try harness.launcher.received(.reloadAgreed(generation: 2))
     #expect(harness.launcher.recognizerHoldsUinput)
     harness.launcher.reload()
-    #expect(try harness.sent().map(\.descriptors) == [0])
+    #expect(try harness.sent().map(\.descriptors) == [1])
     #expect(opened == 2)
   }
 

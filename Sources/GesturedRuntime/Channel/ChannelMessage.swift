@@ -24,9 +24,9 @@ public enum ChannelMessage: Hashable, Sendable {
   case streamEnd(ChannelStreamEndReason)
   /// Recognizer → launcher: running config `generation` with `devices` touchscreens open.
   case ready(generation: UInt32, devices: Int)
-  /// Launcher → recognizer: the launcher accepted the file's bytes (`identity`) as config
-  /// `generation`; the recognizer reads the same file and agrees only if it finds the same
-  /// bytes and accepts them too.
+  /// Launcher → recognizer, with the config file open passed along (SCM_RIGHTS): the
+  /// launcher accepted the file's bytes (`identity`) as config `generation`; the recognizer
+  /// reads the same file and agrees only if it finds the same bytes and accepts them too.
   case reloadRequest(generation: UInt32, identity: ConfigIdentity)
   /// Recognizer → launcher: it now runs config `generation`.
   case reloadAgreed(generation: UInt32)

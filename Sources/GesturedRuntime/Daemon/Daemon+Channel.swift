@@ -18,7 +18,7 @@ extension Daemon {
     }
     try Confinement.forbidNewPrivileges()
     UinputPool.use(
-      (0..<Int32(options.uinputDescriptors)).map { Self.recognizerChannelDescriptor + 1 + $0 })
+      (0..<Int32(options.uinputDescriptors)).map { Self.recognizerConfigDescriptor + 1 + $0 })
     let socket = SeqPacketSocket(descriptor: Self.recognizerChannelDescriptor)
     channel = socket
     _ = try multiplexer.watch(socket.descriptor) { [unowned self] in self.channelReadable() }
@@ -61,11 +61,15 @@ extension Daemon {
           receivedUinput(descriptors, generation: generation)
           continue
         }
-        // Descriptors come with that message only, and as many as it says.
+        if case .success(.reloadRequest(let generation, let identity)) = decoded, descriptors.count == 1 {
+          reloadRequested(generation: generation, identity: identity, configDescriptor: descriptors[0])
+          continue
+        }
+        // Descriptors come with those messages only, and as many as they say.
         for descriptor in descriptors { _ = Glibc.close(descriptor) }
         switch decoded {
         case .success(.reloadRequest(let generation, let identity)):
-          reloadRequested(generation: generation, identity: identity)
+          reloadRequested(generation: generation, identity: identity, configDescriptor: nil)
         case .success(.alive):
           // The launcher's ping, answered from this event loop: a stuck loop does not answer.
           sendToLauncher(.alive)
@@ -88,9 +92,13 @@ extension Daemon {
 
   /// The launcher accepted the file as config `generation`: the recognizer moves to it if it
   /// reads the same bytes and accepts them too, and says which it did; the launcher moves
-  /// only on its agreement.
-  func reloadRequested(generation newGeneration: UInt32, identity: ConfigIdentity) {
+  /// only on its agreement. It reads the file the launcher passed open with the request, or
+  /// without one the path.
+  func reloadRequested(generation newGeneration: UInt32, identity: ConfigIdentity, configDescriptor: Int32?) {
     logger.notice("reloading \(options.configPath)")
+    let loaded = Self.loadIdentifiedConfiguration(
+      path: options.configPath, descriptor: configDescriptor, logger: logger)
+    if let configDescriptor { _ = Glibc.close(configDescriptor) }
     // The descriptors passed for this request: the pool's if it agrees, closed if not.
     var uinput = pendingUinput?.generation == newGeneration ? pendingUinput?.descriptors ?? [] : []
     if let stale = pendingUinput, stale.generation != newGeneration {
@@ -98,7 +106,7 @@ extension Daemon {
     }
     pendingUinput = nil
     defer { for descriptor in uinput { _ = Glibc.close(descriptor) } }
-    switch Self.loadIdentifiedConfiguration(path: options.configPath, logger: logger) {
+    switch loaded {
     case .failure:
       sendToLauncher(.reloadRefused(generation: newGeneration, reason: .invalid))
     case .success(let new) where new.identity != identity:

@@ -48,8 +48,12 @@ public final class Daemon: @unchecked Sendable {
     public var continuous: Bool
     /// The recognizer: the config bytes the launcher accepted; it refuses to start on others.
     public var expectedIdentity: ConfigIdentity?
+    /// The recognizer: its config, opened by the launcher (`recognizerConfigDescriptor`),
+    /// which its own mount namespace and user may not reach by the path (/tmp, a home, a
+    /// directory only root can enter); nil: read from `configPath`.
+    public var configDescriptor: Int32?
     /// The recognizer: how many /dev/uinput descriptors for forwarding clones it inherited
-    /// (as 4, 5, …).
+    /// (as 5, 6, …).
     public var uinputDescriptors = 0
 
     public init(
@@ -66,6 +70,8 @@ public final class Daemon: @unchecked Sendable {
   public static let defaultConfigPath = "/etc/gestured/gestured.yaml"
   /// The recognizer's end of the channel: the launcher hands it over as descriptor 3.
   public static let recognizerChannelDescriptor: Int32 = 3
+  /// The recognizer's config, open for reading: descriptor 4; its /dev/uinput descriptors follow.
+  public static let recognizerConfigDescriptor: Int32 = 4
   /// The most forwarding clones the recognizer can hold at once: the launcher opens this
   /// many /dev/uinput descriptors when the config forwards (fewer with a lower max-devices).
   public static let maximumPooledUinputDescriptors = 16
@@ -145,7 +151,10 @@ public final class Daemon: @unchecked Sendable {
     if mode == .recognizer && !RecognizerSandbox.rootIsReadOnly {
       logger.warning("the file system is writable for the recognizer (no private read-only mount namespace)")
     }
-    switch loadIdentifiedConfiguration(path: options.configPath, logger: logger) {
+    let loadedOrFailure = loadIdentifiedConfiguration(
+      path: options.configPath, descriptor: options.configDescriptor, logger: logger)
+    if let descriptor = options.configDescriptor { Glibc.close(descriptor) }
+    switch loadedOrFailure {
     case .failure(let code):
       return .failure(code)
     case .success(let loaded):
@@ -207,13 +216,13 @@ public final class Daemon: @unchecked Sendable {
   }
 
   /// As `loadConfiguration`, with which bytes it was read from (the launcher and the
-  /// recognizer compare them).
-  static func loadIdentifiedConfiguration(path: String, logger: Logger) -> Result<
+  /// recognizer compare them); from `descriptor` when the launcher passed the file open.
+  static func loadIdentifiedConfiguration(path: String, descriptor: Int32? = nil, logger: Logger) -> Result<
     (configuration: Configuration, actions: [ProfileActions], identity: ConfigIdentity), ExitCode
   > {
     let bytes: [UInt8]
     do {
-      bytes = try ConfigPermissions.read(path: path, maximumSize: ConfigLoader.maximumFileSize)
+      bytes = try readConfig(path: path, descriptor: descriptor)
     } catch {
       switch error {
       case .unsafe(let problem):
@@ -230,6 +239,15 @@ public final class Daemon: @unchecked Sendable {
     }
     guard let configuration = result.configuration else { return .failure(.badConfig) }
     return .success((configuration, result.actions, ConfigIdentity(of: bytes)))
+  }
+
+  static func readConfig(path: String, descriptor: Int32?) throws(ConfigPermissions.ReadError) -> [UInt8] {
+    guard let descriptor else { return try ConfigPermissions.read(path: path, maximumSize: ConfigLoader.maximumFileSize) }
+    do {
+      return try InputFile.read(openDescriptor: descriptor, path: path, maximumSize: ConfigLoader.maximumFileSize)
+    } catch {
+      throw .unreadable(error)
+    }
   }
 
   // MARK: Running

@@ -193,6 +193,8 @@ public final class Launcher: @unchecked Sendable {
       "gestured", "__recognizer", "--config", options.configPath, "--config-identity",
       "\(identity.length):\(identity.hash)",
     ]
+    let config = try openConfigForRecognizer()
+    defer { close(config) }
     let uinput = openUinputDescriptors()
     defer { for descriptor in uinput { close(descriptor) } }
     if !uinput.isEmpty { arguments += ["--uinput-descriptors", "\(uinput.count)"] }
@@ -201,7 +203,7 @@ public final class Launcher: @unchecked Sendable {
     let environment = ProcessEnvironment.current().filter { $0.key == "JOURNAL_STREAM" }.map { "\($0.key)=\($0.value)" }
     let process = try ChildProcess.spawn(
       path: try RunningExecutable.path(executableBy: credentials), arguments: arguments, environment: environment,
-      inherited: [recognizerEnd.descriptor] + uinput,
+      inherited: [recognizerEnd.descriptor, config] + uinput,
       credentials: credentials, noNewPrivileges: true, readOnlyFileSystem: true
     ).get()
     recognizerEnd.close()
@@ -214,6 +216,23 @@ public final class Launcher: @unchecked Sendable {
       exit(ExitCode.systemError.rawValue)
     }
     _ = try multiplexer.watch(launcherEnd.descriptor) { [unowned self] in self.channelReadable() }
+  }
+
+  /// The config open for the recognizer, which reads it from this descriptor: in its own
+  /// mount namespace, as its own user, the path may not be there (/tmp, a home) or not be
+  /// reachable (a directory only root can enter).
+  func openConfigForRecognizer() throws(SystemError) -> Int32 {
+    do {
+      return try ConfigPermissions.openChecked(path: options.configPath)
+    } catch {
+      switch error {
+      case .unreadable(let failure):
+        if case .system(let system) = failure.reason { throw SystemError(operation: "open \(options.configPath)", errno: system.errno) }
+        throw SystemError(operation: "open \(options.configPath) (\(failure))", errno: .invalidArgument)
+      case .unsafe(let problem):
+        throw SystemError(operation: "open \(options.configPath) (\(problem))", errno: .permissionDenied)
+      }
+    }
   }
 
   /// The recognizer's /dev/uinput descriptors at its start (`openUinputDescriptors(for:)`).
@@ -358,7 +377,21 @@ public final class Launcher: @unchecked Sendable {
     }
     notifier?.reloading(monotonicMicroseconds: MonotonicClock.now().microseconds)
     logger.notice("reloading \(options.configPath)")
-    switch Daemon.loadIdentifiedConfiguration(path: options.configPath, logger: logger) {
+    // The file stays open from the check to the recognizer, which reads it from there.
+    let config: Int32
+    do {
+      config = try ConfigPermissions.openChecked(path: options.configPath)
+    } catch {
+      switch error {
+      case .unsafe(let problem): logger.error("\(options.configPath): \(problem)")
+      case .unreadable(let failure): logger.error("cannot read config '\(options.configPath)': \(failure)")
+      }
+      logger.error("keeping the previous config")
+      notifier?.ready()
+      return
+    }
+    defer { close(config) }
+    switch Daemon.loadIdentifiedConfiguration(path: options.configPath, descriptor: config, logger: logger) {
     case .failure:
       logger.error("the new config has errors; keeping the previous one")
       notifier?.ready()
@@ -375,7 +408,8 @@ public final class Launcher: @unchecked Sendable {
             ChannelMessage.uinputDescriptors(generation: next, count: uinput.count).encoded(), passing: uinput)
           logger.notice("passing \(uinput.count) /dev/uinput descriptors to the recognizer for forwarding")
         }
-        try channel?.send(ChannelMessage.reloadRequest(generation: next, identity: new.identity).encoded())
+        try channel?.send(
+          ChannelMessage.reloadRequest(generation: next, identity: new.identity).encoded(), passing: [config])
       } catch {
         logger.error("cannot reach the recognizer: \(error)")
         exit(ExitCode.systemError.rawValue)

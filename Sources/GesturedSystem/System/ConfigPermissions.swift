@@ -64,6 +64,13 @@ public enum ConfigPermissions {
     }
   }
 
+  /// The config open for reading (close-on-exec), checked as `read` checks it as root: the
+  /// launcher hands it to its recognizer, whose own mount namespace may not show the path
+  /// (a config in /tmp or a home). The caller closes it.
+  public static func openChecked(path: String) throws(ReadError) -> Int32 {
+    try Walk(path: path).run().descriptor
+  }
+
   /// What refuses the file as root, nil when it is safe or cannot be read.
   static func check(path: String, effectiveUserID: uid_t = 0) -> String? {
     do {

@@ -50,8 +50,25 @@ public enum InputFile {
     return try read(descriptor: descriptor, status: status, path: path, maximumSize: maximumSize)
   }
 
-  /// The rest of an open regular file (`status` is its fstat), read as `read(path:)` reads;
-  /// `path` is only named in errors. The caller closes `descriptor`.
+  /// The whole of a regular file open as `descriptor` (another process may have opened it:
+  /// the launcher hands its recognizer the config this way), from its start whatever its
+  /// offset, checked as `read(path:)` checks; `path` is only named in errors. The caller
+  /// closes `descriptor`.
+  public static func read(openDescriptor descriptor: Int32, path: String, maximumSize: Int) throws(FileReadError)
+    -> [UInt8]
+  {
+    var status = stat()
+    if case .failure(let error) = valueOrErrno(fstat(descriptor, &status)) {
+      throw FileReadError(path: path, reason: .system(errno: error))
+    }
+    let type = status.st_mode & S_IFMT
+    guard type == S_IFREG else { throw FileReadError(path: path, reason: .notRegularFile(kind: kindName(type))) }
+    return try read(descriptor: descriptor, status: status, path: path, maximumSize: maximumSize)
+  }
+
+  /// An open regular file from its start (`status` is its fstat), read as `read(path:)`
+  /// reads, with pread so that a descriptor shared with another process is read whole and
+  /// its offset left alone; `path` is only named in errors. The caller closes `descriptor`.
   static func read(
     descriptor: Int32, status: stat, path: String, maximumSize: Int
   ) throws(FileReadError) -> [UInt8] {
@@ -62,8 +79,9 @@ public enum InputFile {
     bytes.reserveCapacity(Int(status.st_size))
     var chunk = [UInt8](repeating: 0, count: 256 * 1024)
     while true {
+      let offset = off_t(bytes.count)
       let result = retryOnInterrupt {
-        valueOrErrno(chunk.withUnsafeMutableBytes { readBytes(descriptor, $0.baseAddress, $0.count) })
+        valueOrErrno(chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, offset) })
       }
       guard case .success(let count) = result else {
         if case .failure(let error) = result { throw FileReadError(path: path, reason: .system(errno: error)) }
