@@ -222,9 +222,12 @@ struct LauncherPolicyTests {
       Issue.record("no request: \(received)")
       return
     }
-    #expect(try ChannelMessage.decode(bytes) == .reloadRequest(generation: 2, identity: ConfigIdentity(of: Array(forwarding.utf8))))
+    #expect(
+      try ChannelMessage.decode(bytes)
+        == .reloadRequest(generation: 2, identity: ConfigIdentity(of: Array(forwarding.utf8))))
     try #require(descriptors.count == 1)
-    #expect(try InputFile.read(openDescriptor: descriptors[0], path: "passed", maximumSize: 4096) == Array(forwarding.utf8))
+    #expect(
+      try InputFile.read(openDescriptor: descriptors[0], path: "passed", maximumSize: 4096) == Array(forwarding.utf8))
   }
 
   @Test func aReloadThatForwardsForTheFirstTimePassesUinputDescriptorsWithTheRequest() throws {

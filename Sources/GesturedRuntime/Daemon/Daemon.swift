@@ -242,7 +242,9 @@ public final class Daemon: @unchecked Sendable {
   }
 
   static func readConfig(path: String, descriptor: Int32?) throws(ConfigPermissions.ReadError) -> [UInt8] {
-    guard let descriptor else { return try ConfigPermissions.read(path: path, maximumSize: ConfigLoader.maximumFileSize) }
+    guard let descriptor else {
+      return try ConfigPermissions.read(path: path, maximumSize: ConfigLoader.maximumFileSize)
+    }
     do {
       return try InputFile.read(openDescriptor: descriptor, path: path, maximumSize: ConfigLoader.maximumFileSize)
     } catch {

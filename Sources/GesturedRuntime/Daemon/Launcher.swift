@@ -227,7 +227,9 @@ public final class Launcher: @unchecked Sendable {
     } catch {
       switch error {
       case .unreadable(let failure):
-        if case .system(let system) = failure.reason { throw SystemError(operation: "open \(options.configPath)", errno: system.errno) }
+        if case .system(let system) = failure.reason {
+          throw SystemError(operation: "open \(options.configPath)", errno: system.errno)
+        }
         throw SystemError(operation: "open \(options.configPath) (\(failure))", errno: .invalidArgument)
       case .unsafe(let problem):
         throw SystemError(operation: "open \(options.configPath) (\(problem))", errno: .permissionDenied)
