@@ -320,10 +320,16 @@ rss_line() {
   echo
 }
 sleep 2
+# As root, gestured is two processes: the launcher and its recognizer, each on its own line.
+reader=$(reader_of "$pid")
 echo "rss at start: $(rss_line "$pid")" | tee "$results/rss.txt"
+if [ "$reader" != "$pid" ]; then echo "recognizer rss at start: $(rss_line "$reader")" | tee -a "$results/rss.txt"; fi
 inject "$second" "$SCENARIO_DIR/swipes.evemu"
 sleep 2
 echo "rss after 40 swipes on one panel: $(rss_line "$pid")" | tee -a "$results/rss.txt"
+if [ "$reader" != "$pid" ]; then
+  echo "recognizer rss after 40 swipes: $(rss_line "$reader")" | tee -a "$results/rss.txt"
+fi
 cp "/proc/$pid/smaps_rollup" "$results/smaps-rollup.txt" 2>/dev/null || true
 # Where the resident memory is, by mapping (KiB).
 awk '/^[0-9a-f]+-[0-9a-f]+ / { name = ($6 != "" ? $6 : "[anonymous]") } /^Rss:/ { rss[name] += $2 }
