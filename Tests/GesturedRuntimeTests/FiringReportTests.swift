@@ -158,6 +158,23 @@ struct FiringReportTests {
     #expect(reporting.firing(for: pinch).flatMap { reporting.request(for: $0) } == nil)
   }
 
+  @Test func aKeyBindingsRequestCarriesNoneOfTheFiringsVariables() throws {
+    var keyActions = actions
+    keyActions.bindings[1] = BindingAction(.input(.wheel(2)))
+    let table = BindingTable(
+      profile: profile, profileIndex: 3, actions: keyActions, devnode: "/dev/input/event5", deviceName: "Panel",
+      daemonPath: "/usr/bin:/bin", daemonIsRoot: false)
+    let swipe = GestureEvent(
+      time: Timestamp(microseconds: 7), binding: 1, gesture: .swipe, fingers: 1, direction: .left,
+      position: Point(x: 0.5, y: 0.5), region: nil)
+    let request = try #require(table.firing(for: swipe).flatMap { table.request(for: $0) })
+    #expect(request.kind == .input(.wheel(2)))
+    #expect(request.label == "lobby/next")
+    // No process starts: what only a command would read is not made.
+    #expect(request.environment["GESTURED_GESTURE"] == nil)
+    #expect(request.environment["GESTURED_DEVNODE"] == "/dev/input/event5")
+  }
+
   @Test func stepsAndEndsOfOneSequenceAndKindShareAStream() {
     var step = GestureEvent(
       time: Timestamp(microseconds: 0), binding: 2, gesture: .pinch, phase: .step(1), sequence: 12, fingers: 2,

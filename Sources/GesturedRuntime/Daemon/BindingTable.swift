@@ -61,7 +61,9 @@ public struct BindingTable: Sendable {
     guard runs.indices.contains(firing.event.binding) else { return nil }
     let run = runs[firing.event.binding]
     if let input = firing.input {
-      var request = run.request(for: firing, command: "", devnode: devnode)
+      // Keys and wheel clicks start no process: the firing's variables are not made.
+      var request = run.request(
+        for: firing, command: "", devnode: devnode, environment: ActionEnvironment(shared: run.environment))
       request.kind = .input(input)
       return request
     }
@@ -93,11 +95,14 @@ public struct BindingTable: Sendable {
         devnode: devnode, path: path)
     }
 
-    /// The request for one of the binding's firings, which runs `command`.
-    func request(for firing: ResolvedFiring, command: String, devnode: String) -> ActionRunner.Request {
+    /// The request for one of the binding's firings, which runs `command` in `environment`
+    /// (by default the firing's).
+    func request(
+      for firing: ResolvedFiring, command: String, devnode: String, environment given: ActionEnvironment? = nil
+    ) -> ActionRunner.Request {
       ActionRunner.Request(
         key: key, label: label, command: command,
-        environment: ActionEnvironment(firing: firing, shared: environment), timeout: firing.action.timeout,
+        environment: given ?? ActionEnvironment(firing: firing, shared: environment), timeout: firing.action.timeout,
         cooldown: firing.action.cooldown, user: firing.user, firedAt: firing.event.time,
         schedule: BindingTable.schedule(of: firing.event, devnode: devnode))
     }
