@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Where gestured's ticks go, inside the VM, one boot: as root gestured is two processes, the
+# launcher (runs the actions) and its recognizer (reads the panel). One daemon plays the
+# stream of make bench-vm (40 one-finger swipes) three times in a row, and the utime and
+# stime of each process over each stream are printed apart, for a swipe bound to a command,
+# to `key: alt+left`, and to nothing that fires; then lisgd's, and `strace -c` of each
+# process apart over one stream (BENCHMARKS.md, rows "live CPU" and "system calls").
+#
+#   Tests/VM/run-in-vm.sh --rwdir DIR -- env GESTURED=… GESTURED_TOUCH=… \
+#     Tests/Benchmarks/split-in-vm.sh DIR
+set -euo pipefail
+results="$1"
+VM_TESTS="$(cd "$(dirname "$0")/../VM" && pwd)"
+SCENARIO_DIR="$(mktemp -d /tmp/split-vm.XXXXXX)"
+export VM_TESTS SCENARIO_DIR
+source "$VM_TESTS/lib.sh"
+source "$(dirname "$0")/bench-lib.sh"
+
+script="$SCENARIO_DIR/swipes.touch"
+swipes_touch "$script" 40 200 320
+"$GESTURED_TOUCH" record "$script" -o "$SCENARIO_DIR/swipes.evemu" || fail "gestured-touch record failed"
+write_config "$SCENARIO_DIR/command.yaml" <<'YAML'
+bindings:
+  - { gesture: swipe, direction: right, run: "echo R >> @DIR@/gestured.out" }
+YAML
+write_config "$SCENARIO_DIR/keys.yaml" <<'YAML'
+bindings:
+  - { gesture: swipe, direction: right, key: alt+left }
+YAML
+write_config "$SCENARIO_DIR/nothing.yaml" <<'YAML'
+bindings:
+  - { gesture: swipe, direction: up, run: "true" }
+YAML
+touch_start panel create "$script"
+panel=$TOUCH_DEVNODE
+exec {held}<"$GESTURED"
+
+user_system() { awk '{ print $14, $15 }' "/proc/$1/stat"; }
+start() { # CONFIG: the daemon, ready and holding the panel
+  daemon_start "$1"
+  wait_until 30 "READY=1" grep -qs 'READY=1' "$SCENARIO_DIR/notify.log"
+  wait_until 30 "gestured to take the panel" grep -qs "^$panel '.*': profile" "$SCENARIO_DIR/daemon.log"
+  sleep 1
+}
+stop() {
+  stop_process "$DAEMON_PID" 10
+  kill "$NOTIFY_PID" 2>/dev/null || true
+  wait "$NOTIFY_PID" 2>/dev/null || true
+  rm -f "$SCENARIO_DIR/notify.log" "$SCENARIO_DIR/notify.sock"
+}
+split() { # LABEL CONFIG
+  local label="$1" reader lu ls ru rs lu1 ls1 ru1 rs1 stream
+  start "$2"
+  reader=$(reader_of "$DAEMON_PID")
+  for stream in 1 2 3; do
+    read -r lu ls < <(user_system "$DAEMON_PID"); read -r ru rs < <(user_system "$reader")
+    inject "$panel" "$SCENARIO_DIR/swipes.evemu"
+    sleep 0.5
+    read -r lu1 ls1 < <(user_system "$DAEMON_PID"); read -r ru1 rs1 < <(user_system "$reader")
+    echo "$label stream $stream: launcher user $((lu1 - lu)) system $((ls1 - ls));" \
+      "recognizer user $((ru1 - ru)) system $((rs1 - rs));" \
+      "total $((lu1 - lu + ls1 - ls + ru1 - ru + rs1 - rs))" | tee -a "$results/split.txt"
+    sleep 1
+  done
+  stop
+}
+
+: > "$results/split.txt"
+for round in 1 2; do
+  split command "$SCENARIO_DIR/command.yaml"
+  split keys "$SCENARIO_DIR/keys.yaml"
+  split nothing "$SCENARIO_DIR/nothing.yaml"
+done
+for run in 1 2 3; do
+  lisgd -d "$panel" -w 800 -h 800 -g "1,LR,*,*,R,echo R >> $SCENARIO_DIR/lisgd.out" > /dev/null 2>&1 &
+  lisgd_pid=$!
+  sleep 1
+  read -r u s < <(user_system "$lisgd_pid")
+  inject "$panel" "$SCENARIO_DIR/swipes.evemu"
+  sleep 0.5
+  read -r u1 s1 < <(user_system "$lisgd_pid")
+  echo "lisgd run $run: user $((u1 - u)) system $((s1 - s)); total $((u1 - u + s1 - s))" | tee -a "$results/split.txt"
+  kill "$lisgd_pid"; wait "$lisgd_pid" 2>/dev/null || true
+done
+
+if command -v strace > /dev/null; then
+  for config in command keys; do
+    start "$SCENARIO_DIR/$config.yaml"
+    reader=$(reader_of "$DAEMON_PID")
+    strace -c -o "$results/strace-$config-launcher.txt" -p "$DAEMON_PID" &
+    launcher_strace=$!
+    strace -c -o "$results/strace-$config-recognizer.txt" -p "$reader" &
+    recognizer_strace=$!
+    sleep 1
+    inject "$panel" "$SCENARIO_DIR/swipes.evemu"
+    sleep 0.5
+    kill -INT "$launcher_strace" "$recognizer_strace"
+    wait "$launcher_strace" "$recognizer_strace" 2>/dev/null || true
+    stop
+  done
+fi
+kill "$TOUCH_PID" 2>/dev/null || true
+wait "$TOUCH_PID" 2>/dev/null || true
