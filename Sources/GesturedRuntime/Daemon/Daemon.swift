@@ -224,14 +224,7 @@ public final class Daemon: @unchecked Sendable {
     do {
       bytes = try readConfig(path: path, descriptor: descriptor)
     } catch {
-      switch error {
-      case .unsafe(let problem):
-        logger.error("\(path): \(problem)")
-        return .failure(.badConfig)
-      case .unreadable(let error):
-        logger.error("cannot read config '\(path)': \(error)")
-        return .failure(.missingFile)
-      }
+      return .failure(logUnreadableConfig(error, path: path, logger: logger))
     }
     let result = ConfigLoader.parse(bytes: bytes, file: path)
     for diagnostic in result.diagnostics {
@@ -239,6 +232,18 @@ public final class Daemon: @unchecked Sendable {
     }
     guard let configuration = result.configuration else { return .failure(.badConfig) }
     return .success((configuration, result.actions, ConfigIdentity(of: bytes)))
+  }
+
+  /// Logs why the config was not read; the exit code that says it.
+  static func logUnreadableConfig(_ error: ConfigPermissions.ReadError, path: String, logger: Logger) -> ExitCode {
+    switch error {
+    case .unsafe(let problem):
+      logger.error("\(path): \(problem)")
+      return .badConfig
+    case .unreadable(let error):
+      logger.error("cannot read config '\(path)': \(error)")
+      return .missingFile
+    }
   }
 
   static func readConfig(path: String, descriptor: Int32?) throws(ConfigPermissions.ReadError) -> [UInt8] {

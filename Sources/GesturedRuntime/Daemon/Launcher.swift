@@ -384,10 +384,7 @@ public final class Launcher: @unchecked Sendable {
     do {
       config = try ConfigPermissions.openChecked(path: options.configPath)
     } catch {
-      switch error {
-      case .unsafe(let problem): logger.error("\(options.configPath): \(problem)")
-      case .unreadable(let failure): logger.error("cannot read config '\(options.configPath)': \(failure)")
-      }
+      _ = Daemon.logUnreadableConfig(error, path: options.configPath, logger: logger)
       logger.error("keeping the previous config")
       notifier?.ready()
       return
