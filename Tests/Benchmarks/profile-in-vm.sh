@@ -39,6 +39,7 @@ count() {
 # no pidfd_open). As a user of the input group it is one process, which reads the panel and
 # runs the actions: the same code of recognition and of the action runner.
 chmod 755 "$SCENARIO_DIR"
+mkdir -m 777 "$SCENARIO_DIR/profile"
 : > "$SCENARIO_DIR/gestured.out"
 chmod 666 "$SCENARIO_DIR/gestured.out"
 notify_listen
@@ -46,13 +47,13 @@ chmod 666 "$NOTIFY_SOCKET"
 input_group=$(getent group input | cut -d: -f3)
 NOTIFY_SOCKET="$NOTIFY_SOCKET" setpriv --reuid=nobody --regid=nogroup --groups="$input_group" --inh-caps=-all \
   valgrind --tool=callgrind --instr-atstart=no \
-  --callgrind-out-file="$SCENARIO_DIR/callgrind.gestured" "$GESTURED" --config "$SCENARIO_DIR/gestured.yaml" \
+  --callgrind-out-file="$SCENARIO_DIR/profile/callgrind.gestured" "$GESTURED" --config "$SCENARIO_DIR/gestured.yaml" \
   > /dev/null 2> "$results/gestured.log" &
 pid=$!
 wait_until 300 "READY=1 under valgrind" grep -qs 'READY=1' "$SCENARIO_DIR/notify.log"
 count gestured "$pid"
 stop_process "$pid" 60
-cp "$SCENARIO_DIR/callgrind.gestured" "$results/callgrind.gestured"
+cp "$SCENARIO_DIR/profile/callgrind.gestured" "$results/callgrind.gestured"
 gestured_runs=$(count_lines "$SCENARIO_DIR/gestured.out")
 # Firings: those that started at once, waited behind the previous run, or joined a waiting one.
 gestured_firings=$(grep -cE 'started pid [0-9]+:|firing queued|firing coalesced' "$results/gestured.log" || true)
