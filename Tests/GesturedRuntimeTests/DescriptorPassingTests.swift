@@ -105,11 +105,15 @@ struct DescriptorPassingTests {
           - { gesture: tap, run: 'true' }
     """
 
-  /// A recognizer on `plain`, its channel's other end, and where its log goes.
-  func recognizer(_ directory: TemporaryDirectory) throws -> (Daemon, SeqPacketSocket, CapturedOutput) {
+  /// A recognizer on `plain`, its channel's other end, and where its log goes;
+  /// `configDescriptor` (given the config's path) hands it the config open, as the launcher does.
+  func recognizer(
+    _ directory: TemporaryDirectory, configDescriptor: ((String) -> Int32)? = nil
+  ) throws -> (Daemon, SeqPacketSocket, CapturedOutput) {
     let path = directory.write("gestured.yaml", plain)
     var options = Daemon.Options(configPath: path)
     options.expectedIdentity = ConfigIdentity(of: Array(plain.utf8))
+    options.configDescriptor = configDescriptor?(path)
     let log = CapturedOutput()
     guard
       case .success(let daemon) = Daemon.make(
@@ -189,37 +193,29 @@ struct DescriptorPassingTests {
   @Test func theRecognizerReadsTheConfigItWasPassedOpenWhereThePathIsGone() throws {
     defer { UinputPool.reset() }
     let directory = TemporaryDirectory()
-    let path = directory.write("gestured.yaml", plain)
-    var options = Daemon.Options(configPath: path)
-    options.expectedIdentity = ConfigIdentity(of: Array(plain.utf8))
-    options.configDescriptor = open(path, O_RDONLY | O_CLOEXEC)
-    // Read from another offset than the start: the file is read whole all the same.
-    _ = lseek(try #require(options.configDescriptor), 5, SEEK_SET)
-    unlink(path)
-    let log = CapturedOutput()
-    guard
-      case .success(let daemon) = Daemon.make(
-        mode: .recognizer, options: options, output: CapturedOutput(), errors: log, environment: [:])
-    else {
-      Issue.record("the recognizer did not start on the passed config: \(log.text)")
-      return
+    var passed: Int32 = -1
+    let (daemon, launcher, log) = try recognizer(directory) { path in
+      passed = open(path, O_RDONLY | O_CLOEXEC)
+      // Read from another offset than the start: the file is read whole all the same.
+      _ = lseek(passed, 5, SEEK_SET)
+      unlink(path)
+      return passed
     }
-    // Closed once read.
-    #expect(fcntl(try #require(options.configDescriptor), F_GETFD) == -1)
-    let (launcher, recognizerEnd) = try SeqPacketSocket.pair()
-    daemon.channel = recognizerEnd
     defer {
       launcher.close()
-      recognizerEnd.close()
+      daemon.channel?.close()
     }
+    // Closed once read (its number may already serve the channel: it is no longer the file).
+    var status = stat()
+    #expect(passed >= 0 && (fstat(passed, &status) != 0 || status.st_mode & S_IFMT != S_IFREG))
 
     let replacement = directory.write("other-name.yaml", forwarding)
-    let passed = open(replacement, O_RDONLY | O_CLOEXEC)
+    let reloaded = open(replacement, O_RDONLY | O_CLOEXEC)
     unlink(replacement)
     try launcher.send(
       ChannelMessage.reloadRequest(generation: 2, identity: ConfigIdentity(of: Array(forwarding.utf8))).encoded(),
-      passing: [passed])
-    close(passed)
+      passing: [reloaded])
+    close(reloaded)
     daemon.channelReadable()
 
     #expect(try answers(launcher).first == .reloadAgreed(generation: 2), "log: \(log.text)")
