@@ -53,6 +53,8 @@ public final class Launcher: @unchecked Sendable {
   /// One table per device and profile the recognizer reported, remade at each reload.
   var tables: [String: BindingTable] = [:]
   let identity: ConfigIdentity
+  /// The config file the launcher loaded at start, open until the recognizer inherits it.
+  var startConfig: Int32?
 
   /// Whether `gestured` (the daemon, not a command) runs as two processes: as root.
   public static var separatesPrivileges: Bool { geteuid() == 0 }
@@ -62,13 +64,37 @@ public final class Launcher: @unchecked Sendable {
   > {
     let journal = JournalStream.stderrIsJournal(environment: environment)
     let logger = Logger(sink: NonBlockingLogSink.replacing(errors), journalPrefixes: journal, verbose: options.verbose)
-    switch Daemon.loadIdentifiedConfiguration(path: options.configPath, logger: logger) {
+    switch openAndLoadConfig(path: options.configPath, logger: logger) {
     case .failure(let code): return .failure(code)
+    case .success(let (loaded, descriptor)):
+      let launcher = Launcher(
+        options: options, logger: logger, configuration: loaded.configuration, actions: loaded.actions,
+        identity: loaded.identity, notifier: SystemdNotifier(environment: environment, logger: logger))
+      launcher.startConfig = descriptor
+      return .success(launcher)
+    }
+  }
+
+  /// The config opened as root, checked (`ConfigPermissions.openChecked`), and loaded from
+  /// that descriptor, which stays open for the recognizer: in its own mount namespace, as its
+  /// own user, the path may not be there (/tmp, a home) or not be reachable (a directory only
+  /// root can enter). Logs why not; the caller closes the descriptor.
+  static func openAndLoadConfig(path: String, logger: Logger) -> Result<
+    (loaded: (configuration: Configuration, actions: [ProfileActions], identity: ConfigIdentity), descriptor: Int32),
+    ExitCode
+  > {
+    let descriptor: Int32
+    do {
+      descriptor = try ConfigPermissions.openChecked(path: path)
+    } catch {
+      return .failure(Daemon.logUnreadableConfig(error, path: path, logger: logger))
+    }
+    switch Daemon.loadIdentifiedConfiguration(path: path, descriptor: descriptor, logger: logger) {
+    case .failure(let code):
+      close(descriptor)
+      return .failure(code)
     case .success(let loaded):
-      return .success(
-        Launcher(
-          options: options, logger: logger, configuration: loaded.configuration, actions: loaded.actions,
-          identity: loaded.identity, notifier: SystemdNotifier(environment: environment, logger: logger)))
+      return .success((loaded, descriptor))
     }
   }
 
@@ -82,6 +108,10 @@ public final class Launcher: @unchecked Sendable {
     self.actions = actions
     self.identity = identity
     self.notifier = notifier
+  }
+
+  deinit {
+    if let startConfig { close(startConfig) }
   }
 
   public func run() -> Never {
@@ -193,8 +223,13 @@ public final class Launcher: @unchecked Sendable {
       "gestured", "__recognizer", "--config", options.configPath, "--config-identity",
       "\(identity.length):\(identity.hash)",
     ]
-    let config = try openConfigForRecognizer()
-    defer { close(config) }
+    guard let config = startConfig else {
+      throw SystemError(operation: "hand the config to the recognizer", errno: .badFileDescriptor)
+    }
+    defer {
+      close(config)
+      startConfig = nil
+    }
     let uinput = openUinputDescriptors()
     defer { for descriptor in uinput { close(descriptor) } }
     if !uinput.isEmpty { arguments += ["--uinput-descriptors", "\(uinput.count)"] }
@@ -216,25 +251,6 @@ public final class Launcher: @unchecked Sendable {
       exit(ExitCode.systemError.rawValue)
     }
     _ = try multiplexer.watch(launcherEnd.descriptor) { [unowned self] in self.channelReadable() }
-  }
-
-  /// The config open for the recognizer, which reads it from this descriptor: in its own
-  /// mount namespace, as its own user, the path may not be there (/tmp, a home) or not be
-  /// reachable (a directory only root can enter).
-  func openConfigForRecognizer() throws(SystemError) -> Int32 {
-    do {
-      return try ConfigPermissions.openChecked(path: options.configPath)
-    } catch {
-      switch error {
-      case .unreadable(let failure):
-        if case .system(let system) = failure.reason {
-          throw SystemError(operation: "open \(options.configPath)", errno: system.errno)
-        }
-        throw SystemError(operation: "open \(options.configPath) (\(failure))", errno: .invalidArgument)
-      case .unsafe(let problem):
-        throw SystemError(operation: "open \(options.configPath) (\(problem))", errno: .permissionDenied)
-      }
-    }
   }
 
   /// The recognizer's /dev/uinput descriptors at its start (`openUinputDescriptors(for:)`).
@@ -379,22 +395,12 @@ public final class Launcher: @unchecked Sendable {
     }
     notifier?.reloading(monotonicMicroseconds: MonotonicClock.now().microseconds)
     logger.notice("reloading \(options.configPath)")
-    // The file stays open from the check to the recognizer, which reads it from there.
-    let config: Int32
-    do {
-      config = try ConfigPermissions.openChecked(path: options.configPath)
-    } catch {
-      _ = Daemon.logUnreadableConfig(error, path: options.configPath, logger: logger)
-      logger.error("keeping the previous config")
-      notifier?.ready()
-      return
-    }
-    defer { close(config) }
-    switch Daemon.loadIdentifiedConfiguration(path: options.configPath, descriptor: config, logger: logger) {
+    switch Self.openAndLoadConfig(path: options.configPath, logger: logger) {
     case .failure:
       logger.error("the new config has errors; keeping the previous one")
       notifier?.ready()
-    case .success(let new):
+    case .success(let (new, config)):
+      defer { close(config) }
       let next = generation &+ 1
       // A config that makes a profile forward for the first time: the recognizer gets its
       // descriptors with the request, before it agrees.
