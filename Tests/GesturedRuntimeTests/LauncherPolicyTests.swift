@@ -103,6 +103,18 @@ struct LauncherPolicyTests {
     #expect(harness.requests.first?.environment.variables["GESTURED_DEVICE"] == "Entrance Panel")
   }
 
+  /// A wake-up takes one message: epoll reports the channel again while more wait, and a
+  /// lone firing costs no receive that finds nothing. The liveness check takes them all.
+  @Test func eachWakeUpTakesOneMessageAndTheLivenessCheckTakesAll() throws {
+    let harness = try Harness(config: original)
+    for _ in 0..<3 { try harness.recognizer.send(tap().encoded()) }
+    harness.launcher.channelReadable()
+    #expect(harness.requests.count == 1)
+    harness.launcher.drainChannel()
+    #expect(harness.requests.count == 3)
+    #expect(harness.launcher.receiveFromRecognizer() == false)
+  }
+
   @Test func aFiringThatDoesNotFitTheConfigRunsNothing() throws {
     let harness = try Harness(config: original)
     // Binding 1 is a pinch; binding 2 does not exist.

@@ -144,11 +144,12 @@ public final class ActionRunner: @unchecked Sendable {
 
   /// Hands a firing to the policy (`ActionPolicy.fire`) and carries out what it decides:
   /// the command starts, waits, merges into a waiting run, or is dropped within its
-  /// cooldown; every decision is logged. Call on `queue`.
+  /// cooldown; every decision is logged. `now`: when the firing reached the runner, if the
+  /// caller has read the clock already. Call on `queue`.
   @discardableResult
-  public func run(_ request: Request) -> Decision {
+  public func run(_ request: Request, at now: Timestamp = MonotonicClock.now()) -> Decision {
     dispatchPrecondition(condition: .onQueue(queue))
-    let (disposition, actions) = policy.fire(request, at: Self.now())
+    let (disposition, actions) = policy.fire(request, at: now)
     lastStartFailure = nil
     perform(actions)
     switch disposition {

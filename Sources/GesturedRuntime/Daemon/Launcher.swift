@@ -160,7 +160,7 @@ public final class Launcher: @unchecked Sendable {
   /// Checks that the recognizer spoke within the limit, then pings it.
   func checkRecognizerLiveness() {
     // What is waiting in the channel counts: the launcher itself may have been late.
-    channelReadable()
+    drainChannel()
     let now = MonotonicClock.now()
     guard liveness.isHung(at: now) else {
       do {
@@ -280,48 +280,60 @@ public final class Launcher: @unchecked Sendable {
     return descriptors
   }
 
-  func channelReadable() {
-    guard let channel else { return }
-    let now = MonotonicClock.now()
-    while true {
-      let datagram: SeqPacketSocket.Received
-      do {
-        datagram = try channel.receive(maximumLength: ChannelMessage.maximumLength)
-      } catch {
-        logger.error("the recognizer's channel: \(error)")
-        exit(ExitCode.systemError.rawValue)
-      }
-      switch datagram {
-      case .none: return
-      case .closed:
-        logger.error("the recognizer closed its channel; stopping")
-        exit(ExitCode.systemError.rawValue)
-      case .oversized(let length):
-        liveness.heard(at: now)
-        logger.error("refused a message from the recognizer: oversized message: \(length) bytes")
-      case .message(let bytes):
-        liveness.heard(at: now)
-        do {
-          try received(ChannelMessage.decode(bytes))
-        } catch {
-          logger.error("refused a message from the recognizer: \(error)")
-        }
-      }
-    }
+  /// The channel is readable: one message per wake-up (epoll reports the channel again at
+  /// once while more wait), so a firing costs no receive that finds nothing.
+  func channelReadable() { receiveFromRecognizer() }
+
+  /// Everything waiting in the channel.
+  func drainChannel() {
+    while receiveFromRecognizer() {}
   }
 
-  func received(_ message: ChannelMessage) throws(ChannelError) {
+  /// Receives and handles one message; false when none was waiting.
+  @discardableResult
+  func receiveFromRecognizer() -> Bool {
+    guard let channel else { return false }
+    let datagram: SeqPacketSocket.Received
+    do {
+      datagram = try channel.receive(maximumLength: ChannelMessage.maximumLength)
+    } catch {
+      logger.error("the recognizer's channel: \(error)")
+      exit(ExitCode.systemError.rawValue)
+    }
+    switch datagram {
+    case .none: return false
+    case .closed:
+      logger.error("the recognizer closed its channel; stopping")
+      exit(ExitCode.systemError.rawValue)
+    case .oversized(let length):
+      liveness.heard(at: MonotonicClock.now())
+      logger.error("refused a message from the recognizer: oversized message: \(length) bytes")
+    case .message(let bytes):
+      // One clock read serves the liveness and the action's start.
+      let now = MonotonicClock.now()
+      liveness.heard(at: now)
+      do {
+        try received(ChannelMessage.decode(bytes), at: now)
+      } catch {
+        logger.error("refused a message from the recognizer: \(error)")
+      }
+    }
+    return true
+  }
+
+  /// Handles one message from the recognizer, received at `now`.
+  func received(_ message: ChannelMessage, at now: Timestamp = MonotonicClock.now()) throws(ChannelError) {
     switch message {
     case .fired(let firing):
       let checked = try firing.validated(against: configuration, generation: generation)
       let table = table(for: checked)
       // nil: the binding runs nothing for it (an end without `end:`).
       guard let request = table.firing(for: checked.event).flatMap({ table.request(for: $0) }) else { return }
-      perform(request)
+      perform(request, at: now)
     case .woke(let wake):
       let checked = try wake.validated(
         profileCount: configuration.profiles.count, hasWake: { actions[$0].wake != nil }, generation: generation)
-      runWake(checked)
+      runWake(checked, at: now)
     case .ready(_, let devices):
       notifier?.ready(status: devices == 1 ? "1 touchscreen" : "\(devices) touchscreens")
     case .streamEnd(let reason):
@@ -349,7 +361,7 @@ public final class Launcher: @unchecked Sendable {
 
   /// The profile's `wake:` (command or keys), labelled "profile/wake", as the one-process
   /// daemon runs it.
-  func runWake(_ wake: ChannelWake) {
+  func runWake(_ wake: ChannelWake, at now: Timestamp) {
     let profile = configuration.profiles[wake.profile]
     let profileActions = actions[wake.profile]
     guard let action = profileActions.wake else { return }
@@ -362,13 +374,13 @@ public final class Launcher: @unchecked Sendable {
       environment: ActionEnvironment(shared: environment), timeout: action.timeout, cooldown: action.cooldown,
       user: action.user ?? profileActions.user, firedAt: wake.time)
     if let input = action.input { request.kind = .input(input) }
-    perform(request)
+    perform(request, at: now)
   }
 
   /// A checked request to the action runner.
-  func perform(_ request: ActionRunner.Request) {
+  func perform(_ request: ActionRunner.Request, at now: Timestamp) {
     if let runAction { return runAction(request) }
-    runner?.run(request)
+    runner?.run(request, at: now)
   }
 
   /// The table for the device a firing came from, under the launcher's own config.
