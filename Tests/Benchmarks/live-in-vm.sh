@@ -11,10 +11,13 @@
 #     command, A B B A twice, and the latency from the deciding frame to the key's write;
 #  3. with two panels: startup to READY=1 (3 runs), RSS, and the latency from the kernel's
 #     stamp of the deciding SYN_REPORT to the spawn's return over 200 taps (gestured's debug line
-#     "pid N spawned L µs after its firing's event").
+#     "pid N spawned L µs after its firing's event");
+#  4. what the guest's kernel charges for each step of a firing (kernel-costs.c: a wake-up,
+#     a key chord, a log line, a spawn with vfork and with fork).
 #
 #   live-in-vm.sh RESULTS RUNS
-# Needs GESTURED, GESTURED_TOUCH and FLOOR_READER in the environment; lisgd from Debian on the host.
+# Needs GESTURED, GESTURED_TOUCH and FLOOR_READER in the environment (KERNEL_COSTS for 4);
+# lisgd from Debian on the host.
 set -euo pipefail
 results="$1"
 runs="${2:-3}"
@@ -359,3 +362,8 @@ sort -n "$results/latency-us.txt" | awk -v queued="$queued" -v coalesced="$coale
   }' | tee "$results/latency-summary.txt"
 kill "$first_pid" "$second_pid" 2>/dev/null || true
 wait "$first_pid" "$second_pid" 2>/dev/null || true
+
+# --- What the kernel charges for a firing's steps, in this boot (kernel-costs.c) ----------
+if [ -n "${KERNEL_COSTS:-}" ]; then
+  "$KERNEL_COSTS" "$SCENARIO_DIR" 5 | tee "$results/kernel-costs.txt"
+fi

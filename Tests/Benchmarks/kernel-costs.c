@@ -1,0 +1,216 @@
+// What the guest's kernel charges for the steps a firing takes, in the boot of
+// `make bench-vm` (BENCHMARKS.md, row "kernel costs"): one wake-up of a process blocked in
+// epoll_wait by a datagram from another (the recognizer waking the launcher), a key chord
+// written to a uinput keyboard (a `key:` action), a log line appended to a file, and a
+// command started with vfork as gestured does or with fork as lisgd does. Each figure is
+// the CPU time (CLOCK_PROCESS_CPUTIME_ID) of the process doing it, per operation, the
+// median of ROUNDS rounds; set against gestured's and lisgd's ticks per firing they show
+// how much of each firing is the kernel's under this VM.
+//
+//   kernel-costs SCRATCH_DIR [ROUNDS]     (prints one line per operation)
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <linux/uinput.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { OPERATIONS_PER_ROUND = 40, MAXIMUM_ROUNDS = 15 };
+
+static long long cpu_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+// Operations in the bench come apart in time: the CPU is idle between them, as here.
+static void pause_ms(int ms) {
+  struct timespec t = {0, ms * 1000000L};
+  nanosleep(&t, NULL);
+}
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void report(const char *what, double *per_round_us, int rounds) {
+  qsort(per_round_us, rounds, sizeof *per_round_us, by_value);
+  printf("%s: median %.1f us per operation (rounds of %d: %.1f to %.1f)\n", what, per_round_us[rounds / 2],
+         OPERATIONS_PER_ROUND, per_round_us[0], per_round_us[rounds - 1]);
+}
+
+// The receiver's CPU per wake-up (epoll_wait returning, one recv) and the sender's per send.
+static void wake_ups(int rounds) {
+  double receiver[MAXIMUM_ROUNDS], sender[MAXIMUM_ROUNDS];
+  for (int round = 0; round < rounds; round++) {
+    int pair[2], result[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0 || pipe(result) != 0) exit(1);
+    pid_t child = fork();
+    if (child == 0) {
+      int epoll = epoll_create1(EPOLL_CLOEXEC);
+      struct epoll_event watched = {.events = EPOLLIN};
+      epoll_ctl(epoll, EPOLL_CTL_ADD, pair[1], &watched);
+      char buffer[256];
+      long long start = cpu_ns();
+      for (int i = 0; i < OPERATIONS_PER_ROUND; i++) {
+        struct epoll_event ready;
+        epoll_wait(epoll, &ready, 1, -1);
+        recv(pair[1], buffer, sizeof buffer, MSG_DONTWAIT);
+      }
+      long long spent = cpu_ns() - start;
+      (void)!write(result[1], &spent, sizeof spent);
+      _exit(0);
+    }
+    char message[165] = {1};
+    long long sent = 0;
+    for (int i = 0; i < OPERATIONS_PER_ROUND; i++) {
+      pause_ms(5);
+      long long start = cpu_ns();
+      send(pair[0], message, sizeof message, 0);
+      sent += cpu_ns() - start;
+    }
+    long long spent = 0;
+    (void)!read(result[0], &spent, sizeof spent);
+    waitpid(child, NULL, 0);
+    receiver[round] = spent / 1000.0 / OPERATIONS_PER_ROUND;
+    sender[round] = sent / 1000.0 / OPERATIONS_PER_ROUND;
+    close(pair[0]), close(pair[1]), close(result[0]), close(result[1]);
+  }
+  report("wake-up of a process in epoll_wait by a datagram, the woken side (epoll_wait, recv)", receiver, rounds);
+  report("the same, the sending side (send)", sender, rounds);
+}
+
+static void emit(struct input_event *events, int *count, int type, int code, int value) {
+  memset(&events[*count], 0, sizeof events[*count]);
+  events[*count].type = type;
+  events[*count].code = code;
+  events[*count].value = value;
+  (*count)++;
+}
+
+// alt+left as gestured writes it: one write, one SYN_REPORT per change.
+static void key_chords(int rounds) {
+  int device = open("/dev/uinput", O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (device < 0) {
+    printf("key chord: no /dev/uinput\n");
+    return;
+  }
+  ioctl(device, UI_SET_EVBIT, EV_KEY);
+  ioctl(device, UI_SET_EVBIT, EV_SYN);
+  for (int key = KEY_ESC; key < KEY_MAX && key < 256; key++) ioctl(device, UI_SET_KEYBIT, key);
+  struct uinput_setup setup = {.id = {.bustype = BUS_VIRTUAL}};
+  strcpy(setup.name, "kernel-costs keyboard");
+  if (ioctl(device, UI_DEV_SETUP, &setup) != 0 || ioctl(device, UI_DEV_CREATE) != 0) {
+    printf("key chord: cannot make the keyboard\n");
+    close(device);
+    return;
+  }
+  sleep(1);
+  double per_round[MAXIMUM_ROUNDS];
+  for (int round = 0; round < rounds; round++) {
+    long long spent = 0;
+    for (int i = 0; i < OPERATIONS_PER_ROUND; i++) {
+      struct input_event events[8];
+      int count = 0;
+      emit(events, &count, EV_KEY, KEY_LEFTALT, 1), emit(events, &count, EV_SYN, SYN_REPORT, 0);
+      emit(events, &count, EV_KEY, KEY_LEFT, 1), emit(events, &count, EV_SYN, SYN_REPORT, 0);
+      emit(events, &count, EV_KEY, KEY_LEFT, 0), emit(events, &count, EV_SYN, SYN_REPORT, 0);
+      emit(events, &count, EV_KEY, KEY_LEFTALT, 0), emit(events, &count, EV_SYN, SYN_REPORT, 0);
+      pause_ms(5);
+      long long start = cpu_ns();
+      (void)!write(device, events, count * sizeof events[0]);
+      spent += cpu_ns() - start;
+    }
+    per_round[round] = spent / 1000.0 / OPERATIONS_PER_ROUND;
+  }
+  ioctl(device, UI_DEV_DESTROY);
+  close(device);
+  report("key chord alt+left written to a uinput keyboard (one write of 8 events)", per_round, rounds);
+}
+
+static void log_lines(const char *directory, int rounds) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/kernel-costs.log", directory);
+  int file = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+  const char line[] = "[default/swipe] key alt+left\n";
+  double per_round[MAXIMUM_ROUNDS];
+  for (int round = 0; round < rounds; round++) {
+    long long spent = 0;
+    for (int i = 0; i < OPERATIONS_PER_ROUND; i++) {
+      pause_ms(2);
+      long long start = cpu_ns();
+      (void)!write(file, line, sizeof line - 1);
+      spent += cpu_ns() - start;
+    }
+    per_round[round] = spent / 1000.0 / OPERATIONS_PER_ROUND;
+  }
+  close(file);
+  report("log line appended to a file in the scratch directory", per_round, rounds);
+}
+
+// The parent's share of starting `sh -c 'echo R >> FILE'` and collecting it: with vfork and
+// a pidfd (gestured) or fork with SIGCHLD ignored (lisgd, whose children reap themselves).
+static void spawns(const char *directory, int rounds) {
+  char command[4200];
+  snprintf(command, sizeof command, "echo R >> %s/kernel-costs.out", directory);
+  char *arguments[] = {"/bin/sh", "-c", command, NULL};
+  char *environment[] = {"PATH=/usr/bin:/bin", NULL};
+  for (int with_vfork = 1; with_vfork >= 0; with_vfork--) {
+    double per_round[MAXIMUM_ROUNDS];
+    for (int round = 0; round < rounds; round++) {
+      long long spent = 0;
+      for (int i = 0; i < OPERATIONS_PER_ROUND; i++) {
+        pause_ms(20);
+        long long start = cpu_ns();
+        pid_t child = with_vfork ? vfork() : fork();
+        if (child == 0) {
+          setsid();
+          execve(arguments[0], arguments, environment);
+          _exit(127);
+        }
+        int pidfd = with_vfork ? (int)syscall(SYS_pidfd_open, child, 0) : -1;
+        spent += cpu_ns() - start;
+        if (pidfd >= 0) {
+          int epoll = epoll_create1(EPOLL_CLOEXEC);
+          struct epoll_event watched = {.events = EPOLLIN};
+          epoll_ctl(epoll, EPOLL_CTL_ADD, pidfd, &watched);
+          epoll_wait(epoll, &watched, 1, -1);
+          close(epoll);
+          start = cpu_ns();
+          waitpid(child, NULL, 0);
+          close(pidfd);
+          spent += cpu_ns() - start;
+        } else {
+          waitpid(child, NULL, 0);
+        }
+      }
+      per_round[round] = spent / 1000.0 / OPERATIONS_PER_ROUND;
+    }
+    report(with_vfork ? "command started with vfork, watched with a pidfd and reaped (the parent's share)"
+                      : "command started with fork (the parent's share)",
+           per_round, rounds);
+  }
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: kernel-costs SCRATCH_DIR [ROUNDS]\n");
+    return 2;
+  }
+  int rounds = argc > 2 ? atoi(argv[2]) : 5;
+  if (rounds < 1 || rounds > MAXIMUM_ROUNDS) rounds = 5;
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  wake_ups(rounds);
+  key_chords(rounds);
+  log_lines(argv[1], rounds);
+  spawns(argv[1], rounds);
+  return 0;
+}
