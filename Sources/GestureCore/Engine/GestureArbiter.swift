@@ -210,6 +210,15 @@ struct GestureArbiter {
     var found = false
     shared.earliestDue(&next, &found)
     if hasIndependentRegions { independentEarliestDue(&next, &found) }
+    return withStuckContactDue(next, found)
+  }
+
+  /// `next` (when `found`) or the stuck-contact deadline, whichever is earlier: what
+  /// `earliestDue()` makes of what the sequences have due.
+  @inline(__always)
+  private mutating func withStuckContactDue(_ next: Int64, _ found: Bool) -> Timestamp? {
+    var next = next
+    var found = found
     if !oldestAnchorKnown { findOldestAnchor() }
     if oldestAnchor != Int64.max {
       let t = Timestamp(microseconds: oldestAnchor) + stuckContact
@@ -303,9 +312,10 @@ struct GestureArbiter {
   mutating func process(
     at time: Timestamp, _ changes: UnsafeBufferPointer<ContactChange>, into output: inout [GestureEvent]
   ) {
-    setNow(time)
+    now = time
+    shared.now = time
     frameSequence = shared.state.isActive ? shared.sequence.number : nil
-    if frameSequence == nil, hasIndependentRegions { frameSequence = firstActiveIndependentSequence() }
+    if hasIndependentRegions { independentFrameBegins(at: time) }
     // What the sequences trace and decide is taken once, after the frame: a sequence's lines
     // stay together, and the shared sequence's come in the order they happened.
     for change in changes {
@@ -317,22 +327,35 @@ struct GestureArbiter {
     }
     shared.frameEnded(into: &output)
     flushShared()
-    if hasIndependentRegions { independentFramesEnded(into: &output) }
+    // `earliestDue()`, with each independent sequence asked as its frame ends: one pass over them.
     // At the end rather than in a `defer` (nothing returns early), which became a call.
-    nextDeadline = earliestDue()
+    var next = Int64.max
+    var found = false
+    shared.earliestDue(&next, &found)
+    if hasIndependentRegions { independentFramesEnded(&next, &found, into: &output) }
+    nextDeadline = withStuckContactDue(next, found)
   }
 
-  /// The number of the first independent sequence active. Out of line, so that the frame's
-  /// own path stays as short as without independent regions; mutating (though it changes
-  /// nothing), so that the arbiter is passed in place rather than copied.
+  /// `setNow` for the independent sequences, and the frame's sequence when the shared one is
+  /// not active: the first independent one active. One pass over them, out of line, so that
+  /// the frame's own path stays as short as without independent regions.
   @inline(never)
-  private mutating func firstActiveIndependentSequence() -> Int? {
-    independent.first { $0.route != nil && $0.state.isActive }?.sequence.number
+  private mutating func independentFrameBegins(at time: Timestamp) {
+    var first: Int?
+    for k in independent.indices {
+      if let number = independent[k].frameBegins(at: time), first == nil { first = number }
+    }
+    if frameSequence == nil { frameSequence = first }
   }
 
-  private mutating func independentFramesEnded(into output: inout [GestureEvent]) {
+  /// Each independent sequence's frame ends, and what it has due then lowers `next`.
+  @inline(never)
+  private mutating func independentFramesEnded(
+    _ next: inout Int64, _ found: inout Bool, into output: inout [GestureEvent]
+  ) {
     for k in independent.indices where independent[k].frameEndedOnRoute(into: &output) {
       flushIndependent(k)
+      independent[k].earliestDueOnRoute(&next, &found)
     }
   }
 

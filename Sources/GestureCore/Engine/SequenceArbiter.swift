@@ -292,6 +292,14 @@ struct SequenceArbiter {
     settleDisposition()
   }
 
+  /// A frame begins at `time` for a value of the independent regions' pool: its sequence's
+  /// number when it serves a region and its sequence is active.
+  @inline(__always)
+  mutating func frameBegins(at time: Timestamp) -> Int? {
+    now = time
+    return route != nil && state.isActive ? sequence.number : nil
+  }
+
   /// `frameEnded` for a value of the independent regions' pool, if it serves one (whether
   /// it does); a value left with nothing to do serves none after it.
   @inline(__always)
