@@ -513,8 +513,14 @@ struct GestureArbiter {
     shared.flush(into: &tracer, dispositions: &dispositions, streamEvents: &streamEvents)
   }
 
+  /// The test inlined, the flush not: a frame that reports nothing makes no call per sequence.
+  @inline(__always)
   private mutating func flushIndependent(_ k: Int) {
-    guard sequencesReport else { return }
+    if sequencesReport { flushReportingIndependent(k) }
+  }
+
+  @inline(never)
+  private mutating func flushReportingIndependent(_ k: Int) {
     independent[k].flush(into: &tracer, dispositions: &dispositions, streamEvents: &streamEvents)
   }
 
