@@ -354,9 +354,11 @@ struct GestureArbiter {
     _ next: inout Int64, _ found: inout Bool, into output: inout [GestureEvent]
   ) {
     for k in independent.indices where independent[k].frameEndedOnRoute(into: &output) {
-      flushIndependent(k)
       independent[k].earliestDueOnRoute(&next, &found)
     }
+    // After the loop, which then calls nothing else on the pool; each value's in turn, so
+    // that what one reported stays together.
+    if sequencesReport { for k in independent.indices { flushReportingIndependent(k) } }
   }
 
   /// Where contact `id` is in `contacts`, and the contact. A frame lists its moves in the
