@@ -129,6 +129,10 @@ struct GestureArbiter {
   /// The sequence the last frame belonged to: the shared sequence's when it was active,
   /// otherwise the first independent one active (nil: no sequence was active in it).
   private(set) var frameSequence: Int?
+  /// The number of the first independent sequence active, as the last `process`, `advance`
+  /// or `reset` left them (only those change them): a frame's sequence when the shared one
+  /// is not active, without a look at every sequence as each frame begins.
+  private var firstActiveIndependent: Int?
 
   init(profile: Profile, geometry: PanelGeometry) {
     self.profile = profile
@@ -240,12 +244,20 @@ struct GestureArbiter {
 
   @inline(never)
   private mutating func independentEarliestDue(_ next: inout Int64, _ found: inout Bool) {
-    for k in independent.indices { independent[k].earliestDueOnRoute(&next, &found) }
+    for k in independent.indices { _ = independent[k].earliestDueOnRoute(&next, &found) }
+  }
+
+  /// The number of the first independent sequence active now.
+  private func independentFirstActive() -> Int? {
+    independent.first { $0.route != nil && $0.state.isActive }?.sequence.number
   }
 
   /// Runs everything due at or before `time`, in time order.
   mutating func advance(to time: Timestamp, into output: inout [GestureEvent]) {
-    defer { nextDeadline = earliestDue() }
+    defer {
+      nextDeadline = earliestDue()
+      if hasIndependentRegions { firstActiveIndependent = independentFirstActive() }
+    }
     var previous: Timestamp? = nil
     while let due = earliestDue(), due <= time {
       // Every deadline handler moves its state on; this only guards against a bug hanging
@@ -312,10 +324,11 @@ struct GestureArbiter {
   mutating func process(
     at time: Timestamp, _ changes: UnsafeBufferPointer<ContactChange>, into output: inout [GestureEvent]
   ) {
+    // The independent sequences are given the time as they are reached: by a change of
+    // theirs or as their frame ends.
     now = time
     shared.now = time
-    frameSequence = shared.state.isActive ? shared.sequence.number : nil
-    if hasIndependentRegions { independentFrameBegins(at: time) }
+    frameSequence = shared.state.isActive ? shared.sequence.number : firstActiveIndependent
     // What the sequences trace and decide is taken once, after the frame: a sequence's lines
     // stay together, and the shared sequence's come in the order they happened.
     for change in changes {
@@ -336,26 +349,16 @@ struct GestureArbiter {
     nextDeadline = withStuckContactDue(next, found)
   }
 
-  /// `setNow` for the independent sequences, and the frame's sequence when the shared one is
-  /// not active: the first independent one active. One pass over them, out of line, so that
-  /// the frame's own path stays as short as without independent regions.
-  @inline(never)
-  private mutating func independentFrameBegins(at time: Timestamp) {
-    var first: Int?
-    for k in independent.indices {
-      if let number = independent[k].frameBegins(at: time), first == nil { first = number }
-    }
-    if frameSequence == nil { frameSequence = first }
-  }
-
   /// Each independent sequence's frame ends, and what it has due then lowers `next`.
   @inline(never)
   private mutating func independentFramesEnded(
     _ next: inout Int64, _ found: inout Bool, into output: inout [GestureEvent]
   ) {
-    for k in independent.indices where independent[k].frameEndedOnRoute(into: &output) {
-      independent[k].earliestDueOnRoute(&next, &found)
+    var first: Int?
+    for k in independent.indices where independent[k].frameEndedOnRoute(at: now, into: &output) {
+      if let number = independent[k].earliestDueOnRoute(&next, &found), first == nil { first = number }
     }
+    firstActiveIndependent = first
     // After the loop, which then calls nothing else on the pool; each value's in turn, so
     // that what one reported stays together.
     if sequencesReport { for k in independent.indices { flushReportingIndependent(k) } }
@@ -400,6 +403,7 @@ struct GestureArbiter {
       shared.liveContacts += 1
       if shared.began(change, number: &lastSequence, into: &output) { frameSequence = lastSequence }
     } else {
+      independent[k - 1].now = now
       independent[k - 1].liveContacts += 1
       if independent[k - 1].began(change, number: &lastSequence, into: &output), frameSequence == nil {
         frameSequence = lastSequence
@@ -466,6 +470,7 @@ struct GestureArbiter {
   private mutating func independentMoved(
     _ k: Int, _ change: ContactChange, likely c: Int, into output: inout [GestureEvent]
   ) {
+    independent[k].now = now
     independent[k].moved(change, likely: c, into: &output)
   }
 
@@ -485,6 +490,7 @@ struct GestureArbiter {
       shared.ended(change, frame: frame, into: &output)
     } else {
       let k = contact.sequence - 1
+      independent[k].now = now
       independent[k].liveContacts -= 1
       independent[k].ended(change, frame: frame, into: &output)
     }
@@ -493,7 +499,10 @@ struct GestureArbiter {
   /// Every sequence is cancelled from outside (device gone, reload): steps going end,
   /// nothing else fires, and every contact is forgotten.
   mutating func reset(at time: Timestamp, into output: inout [GestureEvent]) {
-    defer { nextDeadline = earliestDue() }
+    defer {
+      nextDeadline = earliestDue()
+      firstActiveIndependent = independentFirstActive()
+    }
     setNow(time)
     shared.reset(at: time, into: &output)
     flushShared()
