@@ -118,6 +118,26 @@ struct IndependentRegionTests {
     }
   }
 
+  /// A tap's finger creeps within the slop, passes it at 50 ms (3.5 mm) and lifts at 70 ms:
+  /// beyond the slop for the lift window and no longer, it is still a tap. Each move is timed
+  /// by its own frame, in an independent region as in the shared sequence.
+  @Test func aMoveInAnIndependentRegionIsTimedByItsOwnFrame() {
+    var t = Touches()
+    frames(&t, from: 0, to: 70) { ms, t in
+      switch ms {
+      case 0: t.downWithoutSync(1, 30, 50, at: ms)
+      case 70: t.upWithoutSync(1, at: ms)
+      case 50, 60: t.moveWithoutSync(1, 33.5, 50, at: ms)
+      default: t.moveWithoutSync(1, 30 + ms / 100, 50, at: ms)
+      }
+    }
+    let bindings = [bind(.tap, name: "tap")]
+    for independent in [true, false] {
+      let fired = run(t, profile(bindings, regions: halves(independent: independent)))
+      #expect(summary(fired) == ["tap taps=1 fingers=1 @70.0ms binding=0"])
+    }
+  }
+
   @Test func aThreeFingerRegionlessSwipeInsideOneHalf() {
     var t = Touches()
     t.drag([(1, (20, 80), (20, 20)), (2, (35, 80), (35, 20)), (3, (50, 80), (50, 20))], from: 0, to: 200)
@@ -261,5 +281,38 @@ struct IndependentRegionTests {
     #expect(engine.firesBetweenContactChanges)
     #expect(engine.frameSequence == 2)
     #expect(out.isEmpty)
+  }
+
+  /// A frame's sequence is the first independent one active as the frame begins: after a
+  /// deadline ended one (a contact dropped as stuck) and after a cancel ended them all.
+  @Test func aFramesSequenceIsTheFirstIndependentOneStillActive() throws {
+    var thresholds = Thresholds()
+    thresholds.stuckContact = 1_000_000
+    var engine = try #require(
+      DeviceEngine(
+        device: TestPanel.device,
+        profile: profile([bind(.tap)], regions: halves(independent: true), thresholds: thresholds)))
+    var out: [GestureEvent] = []
+    var t = Touches()
+    var fed = 0
+    func feedNew() {
+      for event in t.events[fed...] { engine.handle(event, into: &out) }
+      fed = t.events.count
+    }
+    t.down(1, 30, 50, at: 0)
+    t.down(2, 130, 50, at: 10)
+    t.move(2, 135, 50, at: 500)
+    feedNew()
+    #expect(engine.frameSequence == 1)
+    // Finger 1 has not moved for a second: dropped at 1000 ms, its sequence ends.
+    t.move(2, 140, 50, at: 1100)
+    feedNew()
+    #expect(engine.frameSequence == 2)
+    engine.cancel(at: Timestamp(microseconds: 1_200_000), into: &out)
+    t.up(1, at: 1300)
+    t.up(2, at: 1300)
+    t.down(3, 40, 50, at: 1400)
+    feedNew()
+    #expect(engine.frameSequence == 3)
   }
 }

@@ -129,6 +129,10 @@ struct GestureArbiter {
   /// The sequence the last frame belonged to: the shared sequence's when it was active,
   /// otherwise the first independent one active (nil: no sequence was active in it).
   private(set) var frameSequence: Int?
+  /// The number of the first independent sequence active, as the last `process`, `advance`
+  /// or `reset` left them (only those change them): a frame's sequence when the shared one
+  /// is not active, without a look at every sequence as each frame begins.
+  private var firstActiveIndependent: Int?
 
   init(profile: Profile, geometry: PanelGeometry) {
     self.profile = profile
@@ -210,6 +214,15 @@ struct GestureArbiter {
     var found = false
     shared.earliestDue(&next, &found)
     if hasIndependentRegions { independentEarliestDue(&next, &found) }
+    return withStuckContactDue(next, found)
+  }
+
+  /// `next` (when `found`) or the stuck-contact deadline, whichever is earlier: what
+  /// `earliestDue()` makes of what the sequences have due.
+  @inline(__always)
+  private mutating func withStuckContactDue(_ next: Int64, _ found: Bool) -> Timestamp? {
+    var next = next
+    var found = found
     if !oldestAnchorKnown { findOldestAnchor() }
     if oldestAnchor != Int64.max {
       let t = Timestamp(microseconds: oldestAnchor) + stuckContact
@@ -231,12 +244,20 @@ struct GestureArbiter {
 
   @inline(never)
   private mutating func independentEarliestDue(_ next: inout Int64, _ found: inout Bool) {
-    for k in independent.indices { independent[k].earliestDueOnRoute(&next, &found) }
+    for k in independent.indices { _ = independent[k].earliestDueOnRoute(&next, &found) }
+  }
+
+  /// The number of the first independent sequence active now.
+  private func independentFirstActive() -> Int? {
+    independent.first { $0.route != nil && $0.state.isActive }?.sequence.number
   }
 
   /// Runs everything due at or before `time`, in time order.
   mutating func advance(to time: Timestamp, into output: inout [GestureEvent]) {
-    defer { nextDeadline = earliestDue() }
+    defer {
+      nextDeadline = earliestDue()
+      if hasIndependentRegions { firstActiveIndependent = independentFirstActive() }
+    }
     var previous: Timestamp? = nil
     while let due = earliestDue(), due <= time {
       // Every deadline handler moves its state on; this only guards against a bug hanging
@@ -303,9 +324,11 @@ struct GestureArbiter {
   mutating func process(
     at time: Timestamp, _ changes: UnsafeBufferPointer<ContactChange>, into output: inout [GestureEvent]
   ) {
-    setNow(time)
-    frameSequence = shared.state.isActive ? shared.sequence.number : nil
-    if frameSequence == nil, hasIndependentRegions { frameSequence = firstActiveIndependentSequence() }
+    // The independent sequences are given the time as they are reached: by a change of
+    // theirs or as their frame ends.
+    now = time
+    shared.now = time
+    frameSequence = shared.state.isActive ? shared.sequence.number : firstActiveIndependent
     // What the sequences trace and decide is taken once, after the frame: a sequence's lines
     // stay together, and the shared sequence's come in the order they happened.
     for change in changes {
@@ -317,23 +340,28 @@ struct GestureArbiter {
     }
     shared.frameEnded(into: &output)
     flushShared()
-    if hasIndependentRegions { independentFramesEnded(into: &output) }
+    // `earliestDue()`, with each independent sequence asked as its frame ends: one pass over them.
     // At the end rather than in a `defer` (nothing returns early), which became a call.
-    nextDeadline = earliestDue()
+    var next = Int64.max
+    var found = false
+    shared.earliestDue(&next, &found)
+    if hasIndependentRegions { independentFramesEnded(&next, &found, into: &output) }
+    nextDeadline = withStuckContactDue(next, found)
   }
 
-  /// The number of the first independent sequence active. Out of line, so that the frame's
-  /// own path stays as short as without independent regions; mutating (though it changes
-  /// nothing), so that the arbiter is passed in place rather than copied.
+  /// Each independent sequence's frame ends, and what it has due then lowers `next`.
   @inline(never)
-  private mutating func firstActiveIndependentSequence() -> Int? {
-    independent.first { $0.route != nil && $0.state.isActive }?.sequence.number
-  }
-
-  private mutating func independentFramesEnded(into output: inout [GestureEvent]) {
-    for k in independent.indices where independent[k].frameEndedOnRoute(into: &output) {
-      flushIndependent(k)
+  private mutating func independentFramesEnded(
+    _ next: inout Int64, _ found: inout Bool, into output: inout [GestureEvent]
+  ) {
+    var first: Int?
+    for k in independent.indices where independent[k].frameEndedOnRoute(at: now, into: &output) {
+      if let number = independent[k].earliestDueOnRoute(&next, &found), first == nil { first = number }
     }
+    firstActiveIndependent = first
+    // After the loop, which then calls nothing else on the pool; each value's in turn, so
+    // that what one reported stays together.
+    if sequencesReport { for k in independent.indices { flushReportingIndependent(k) } }
   }
 
   /// Where contact `id` is in `contacts`, and the contact. A frame lists its moves in the
@@ -375,6 +403,7 @@ struct GestureArbiter {
       shared.liveContacts += 1
       if shared.began(change, number: &lastSequence, into: &output) { frameSequence = lastSequence }
     } else {
+      independent[k - 1].now = now
       independent[k - 1].liveContacts += 1
       if independent[k - 1].began(change, number: &lastSequence, into: &output), frameSequence == nil {
         frameSequence = lastSequence
@@ -441,6 +470,7 @@ struct GestureArbiter {
   private mutating func independentMoved(
     _ k: Int, _ change: ContactChange, likely c: Int, into output: inout [GestureEvent]
   ) {
+    independent[k].now = now
     independent[k].moved(change, likely: c, into: &output)
   }
 
@@ -460,6 +490,7 @@ struct GestureArbiter {
       shared.ended(change, frame: frame, into: &output)
     } else {
       let k = contact.sequence - 1
+      independent[k].now = now
       independent[k].liveContacts -= 1
       independent[k].ended(change, frame: frame, into: &output)
     }
@@ -468,7 +499,10 @@ struct GestureArbiter {
   /// Every sequence is cancelled from outside (device gone, reload): steps going end,
   /// nothing else fires, and every contact is forgotten.
   mutating func reset(at time: Timestamp, into output: inout [GestureEvent]) {
-    defer { nextDeadline = earliestDue() }
+    defer {
+      nextDeadline = earliestDue()
+      firstActiveIndependent = independentFirstActive()
+    }
     setNow(time)
     shared.reset(at: time, into: &output)
     flushShared()
@@ -490,8 +524,14 @@ struct GestureArbiter {
     shared.flush(into: &tracer, dispositions: &dispositions, streamEvents: &streamEvents)
   }
 
+  /// The test inlined, the flush not: a frame that reports nothing makes no call per sequence.
+  @inline(__always)
   private mutating func flushIndependent(_ k: Int) {
-    guard sequencesReport else { return }
+    if sequencesReport { flushReportingIndependent(k) }
+  }
+
+  @inline(never)
+  private mutating func flushReportingIndependent(_ k: Int) {
     independent[k].flush(into: &tracer, dispositions: &dispositions, streamEvents: &streamEvents)
   }
 

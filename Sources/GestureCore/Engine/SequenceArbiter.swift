@@ -219,9 +219,12 @@ struct SequenceArbiter {
 
   /// `earliestDue` for a value of the independent regions' pool, if it serves one: one
   /// access to the value in the pool rather than a read of its route and then the call.
+  /// Returns its sequence's number when it serves one and its sequence is active.
   @inline(__always)
-  mutating func earliestDueOnRoute(_ next: inout Int64, _ found: inout Bool) {
-    if route != nil { earliestDue(&next, &found) }
+  mutating func earliestDueOnRoute(_ next: inout Int64, _ found: inout Bool) -> Int? {
+    guard route != nil else { return nil }
+    earliestDue(&next, &found)
+    return state.isActive ? sequence.number : nil
   }
 
   /// For `earliestDue()` while forwarding: the first moment a held touch can no longer
@@ -292,11 +295,12 @@ struct SequenceArbiter {
     settleDisposition()
   }
 
-  /// `frameEnded` for a value of the independent regions' pool, if it serves one (whether
-  /// it does); a value left with nothing to do serves none after it.
+  /// `frameEnded` at `time` for a value of the independent regions' pool, if it serves one
+  /// (whether it does); a value left with nothing to do serves none after it.
   @inline(__always)
-  mutating func frameEndedOnRoute(into output: inout [GestureEvent]) -> Bool {
+  mutating func frameEndedOnRoute(at time: Timestamp, into output: inout [GestureEvent]) -> Bool {
     guard route != nil else { return false }
+    now = time
     frameEnded(into: &output)
     if isDone { route = nil }
     return true
