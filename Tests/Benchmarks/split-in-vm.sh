@@ -3,8 +3,10 @@
 # launcher (runs the actions) and its recognizer (reads the panel). One daemon plays the
 # stream of make bench-vm (40 one-finger swipes) three times in a row, and the utime and
 # stime of each process over each stream are printed apart, for a swipe bound to a command,
-# to `key: alt+left`, and to nothing that fires; then lisgd's, and `strace -c` of each
-# process apart over one stream (BENCHMARKS.md, rows "live CPU" and "system calls").
+# to `key: alt+left`, and to nothing that fires; the key stream again with the two processes
+# on one vCPU, on a vCPU each, and where the scheduler puts them; then lisgd's, and
+# `strace -c` of each process apart over one stream (BENCHMARKS.md, rows "live CPU" and
+# "system calls").
 #
 #   Tests/VM/run-in-vm.sh --rwdir DIR -- env GESTURED=… GESTURED_TOUCH=… \
 #     Tests/Benchmarks/split-in-vm.sh DIR
@@ -71,6 +73,29 @@ for round in 1 2; do
   split keys "$SCENARIO_DIR/keys.yaml"
   split nothing "$SCENARIO_DIR/nothing.yaml"
 done
+# Where the two processes run: the key stream with both on vCPU 0 (the launcher woken where
+# the recognizer ran), each on a vCPU of its own, and left to the scheduler, in turn.
+start "$SCENARIO_DIR/keys.yaml"
+reader=$(reader_of "$DAEMON_PID")
+for mode in shared apart free shared apart free; do
+  case $mode in
+    shared) launcher_cpus=0 recognizer_cpus=0 ;;
+    apart) launcher_cpus=1 recognizer_cpus=0 ;;
+    free) launcher_cpus=0,1 recognizer_cpus=0,1 ;;
+  esac
+  taskset -a -c -p "$launcher_cpus" "$DAEMON_PID" > /dev/null
+  taskset -a -c -p "$recognizer_cpus" "$reader" > /dev/null
+  read -r lu ls < <(user_system "$DAEMON_PID"); read -r ru rs < <(user_system "$reader")
+  inject "$panel" "$SCENARIO_DIR/swipes.evemu"
+  sleep 0.5
+  read -r lu1 ls1 < <(user_system "$DAEMON_PID"); read -r ru1 rs1 < <(user_system "$reader")
+  echo "keys on vCPUs $mode: launcher user $((lu1 - lu)) system $((ls1 - ls));" \
+    "recognizer user $((ru1 - ru)) system $((rs1 - rs));" \
+    "total $((lu1 - lu + ls1 - ls + ru1 - ru + rs1 - rs))" | tee -a "$results/split.txt"
+  sleep 1
+done
+stop
+
 for run in 1 2 3; do
   lisgd -d "$panel" -w 800 -h 800 -g "1,LR,*,*,R,echo R >> $SCENARIO_DIR/lisgd.out" > /dev/null 2>&1 &
   lisgd_pid=$!
