@@ -47,6 +47,23 @@ static void report(const char *what, double *per_round_us, int rounds) {
          OPERATIONS_PER_ROUND, per_round_us[0], per_round_us[rounds - 1]);
 }
 
+// Times `operation` OPERATIONS_PER_ROUND times a round, each after `pause` ms idle, and
+// reports the median round's CPU time per operation.
+static void time_rounds(const char *what, int rounds, int pause, void (*operation)(void *), void *context) {
+  double per_round[MAXIMUM_ROUNDS];
+  for (int round = 0; round < rounds; round++) {
+    long long spent = 0;
+    for (int i = 0; i < OPERATIONS_PER_ROUND; i++) {
+      pause_ms(pause);
+      long long start = cpu_ns();
+      operation(context);
+      spent += cpu_ns() - start;
+    }
+    per_round[round] = spent / 1000.0 / OPERATIONS_PER_ROUND;
+  }
+  report(what, per_round, rounds);
+}
+
 // The receiver's CPU per wake-up (epoll_wait returning, one recv) and the sender's per send.
 static void wake_ups(int rounds) {
   double receiver[MAXIMUM_ROUNDS], sender[MAXIMUM_ROUNDS];
@@ -96,6 +113,17 @@ static void emit(struct input_event *events, int *count, int type, int code, int
   (*count)++;
 }
 
+struct chord {
+  int device;
+  struct input_event events[8];
+  int count;
+};
+
+static void write_chord(void *context) {
+  struct chord *chord = context;
+  (void)!write(chord->device, chord->events, chord->count * sizeof chord->events[0]);
+}
+
 // alt+left as gestured writes it: one write, one SYN_REPORT per change.
 static void key_chords(int rounds) {
   int device = open("/dev/uinput", O_WRONLY | O_NONBLOCK | O_CLOEXEC);
@@ -114,46 +142,27 @@ static void key_chords(int rounds) {
     return;
   }
   sleep(1);
-  double per_round[MAXIMUM_ROUNDS];
-  for (int round = 0; round < rounds; round++) {
-    long long spent = 0;
-    for (int i = 0; i < OPERATIONS_PER_ROUND; i++) {
-      struct input_event events[8];
-      int count = 0;
-      emit(events, &count, EV_KEY, KEY_LEFTALT, 1), emit(events, &count, EV_SYN, SYN_REPORT, 0);
-      emit(events, &count, EV_KEY, KEY_LEFT, 1), emit(events, &count, EV_SYN, SYN_REPORT, 0);
-      emit(events, &count, EV_KEY, KEY_LEFT, 0), emit(events, &count, EV_SYN, SYN_REPORT, 0);
-      emit(events, &count, EV_KEY, KEY_LEFTALT, 0), emit(events, &count, EV_SYN, SYN_REPORT, 0);
-      pause_ms(5);
-      long long start = cpu_ns();
-      (void)!write(device, events, count * sizeof events[0]);
-      spent += cpu_ns() - start;
-    }
-    per_round[round] = spent / 1000.0 / OPERATIONS_PER_ROUND;
-  }
+  struct chord chord = {.device = device};
+  emit(chord.events, &chord.count, EV_KEY, KEY_LEFTALT, 1), emit(chord.events, &chord.count, EV_SYN, SYN_REPORT, 0);
+  emit(chord.events, &chord.count, EV_KEY, KEY_LEFT, 1), emit(chord.events, &chord.count, EV_SYN, SYN_REPORT, 0);
+  emit(chord.events, &chord.count, EV_KEY, KEY_LEFT, 0), emit(chord.events, &chord.count, EV_SYN, SYN_REPORT, 0);
+  emit(chord.events, &chord.count, EV_KEY, KEY_LEFTALT, 0), emit(chord.events, &chord.count, EV_SYN, SYN_REPORT, 0);
+  time_rounds("key chord alt+left written to a uinput keyboard (one write of 8 events)", rounds, 5, write_chord, &chord);
   ioctl(device, UI_DEV_DESTROY);
   close(device);
-  report("key chord alt+left written to a uinput keyboard (one write of 8 events)", per_round, rounds);
+}
+
+static void write_log_line(void *context) {
+  static const char line[] = "[default/swipe] key alt+left\n";
+  (void)!write(*(int *)context, line, sizeof line - 1);
 }
 
 static void log_lines(const char *directory, int rounds) {
   char path[4096];
   snprintf(path, sizeof path, "%s/kernel-costs.log", directory);
   int file = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-  const char line[] = "[default/swipe] key alt+left\n";
-  double per_round[MAXIMUM_ROUNDS];
-  for (int round = 0; round < rounds; round++) {
-    long long spent = 0;
-    for (int i = 0; i < OPERATIONS_PER_ROUND; i++) {
-      pause_ms(2);
-      long long start = cpu_ns();
-      (void)!write(file, line, sizeof line - 1);
-      spent += cpu_ns() - start;
-    }
-    per_round[round] = spent / 1000.0 / OPERATIONS_PER_ROUND;
-  }
+  time_rounds("log line appended to a file in the scratch directory", rounds, 2, write_log_line, &file);
   close(file);
-  report("log line appended to a file in the scratch directory", per_round, rounds);
 }
 
 // The parent's share of starting `sh -c 'echo R >> FILE'` and collecting it: with vfork and

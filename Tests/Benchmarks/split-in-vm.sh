@@ -50,20 +50,22 @@ stop() {
   wait "$NOTIFY_PID" 2>/dev/null || true
   rm -f "$SCENARIO_DIR/notify.log" "$SCENARIO_DIR/notify.sock"
 }
+one_stream() { # LABEL READER: the stream played once, each process's ticks over it printed
+  local lu ls ru rs lu1 ls1 ru1 rs1
+  read -r lu ls < <(user_system "$DAEMON_PID"); read -r ru rs < <(user_system "$2")
+  inject "$panel" "$SCENARIO_DIR/swipes.evemu"
+  sleep 0.5
+  read -r lu1 ls1 < <(user_system "$DAEMON_PID"); read -r ru1 rs1 < <(user_system "$2")
+  echo "$1: launcher user $((lu1 - lu)) system $((ls1 - ls));" \
+    "recognizer user $((ru1 - ru)) system $((rs1 - rs));" \
+    "total $((lu1 - lu + ls1 - ls + ru1 - ru + rs1 - rs))" | tee -a "$results/split.txt"
+  sleep 1
+}
 split() { # LABEL CONFIG
-  local label="$1" reader lu ls ru rs lu1 ls1 ru1 rs1 stream
+  local reader stream
   start "$2"
   reader=$(reader_of "$DAEMON_PID")
-  for stream in 1 2 3; do
-    read -r lu ls < <(user_system "$DAEMON_PID"); read -r ru rs < <(user_system "$reader")
-    inject "$panel" "$SCENARIO_DIR/swipes.evemu"
-    sleep 0.5
-    read -r lu1 ls1 < <(user_system "$DAEMON_PID"); read -r ru1 rs1 < <(user_system "$reader")
-    echo "$label stream $stream: launcher user $((lu1 - lu)) system $((ls1 - ls));" \
-      "recognizer user $((ru1 - ru)) system $((rs1 - rs));" \
-      "total $((lu1 - lu + ls1 - ls + ru1 - ru + rs1 - rs))" | tee -a "$results/split.txt"
-    sleep 1
-  done
+  for stream in 1 2 3; do one_stream "$1 stream $stream" "$reader"; done
   stop
 }
 
@@ -85,14 +87,7 @@ for mode in shared apart free shared apart free; do
   esac
   taskset -a -c -p "$launcher_cpus" "$DAEMON_PID" > /dev/null
   taskset -a -c -p "$recognizer_cpus" "$reader" > /dev/null
-  read -r lu ls < <(user_system "$DAEMON_PID"); read -r ru rs < <(user_system "$reader")
-  inject "$panel" "$SCENARIO_DIR/swipes.evemu"
-  sleep 0.5
-  read -r lu1 ls1 < <(user_system "$DAEMON_PID"); read -r ru1 rs1 < <(user_system "$reader")
-  echo "keys on vCPUs $mode: launcher user $((lu1 - lu)) system $((ls1 - ls));" \
-    "recognizer user $((ru1 - ru)) system $((rs1 - rs));" \
-    "total $((lu1 - lu + ls1 - ls + ru1 - ru + rs1 - rs))" | tee -a "$results/split.txt"
-  sleep 1
+  one_stream "keys on vCPUs $mode" "$reader"
 done
 stop
 
