@@ -14,6 +14,24 @@ swipes_touch() {
   } > "$file"
 }
 
+# bench_stream: the stream of make bench-vm, 40 swipes, the first at 200 ms, one every
+# 320 ms: $SCENARIO_DIR/swipes.touch (for gestured-touch create) and its recording
+# $SCENARIO_DIR/swipes.evemu (for evemu-play).
+bench_stream() {
+  swipes_touch "$SCENARIO_DIR/swipes.touch" 40 200 320
+  "$GESTURED_TOUCH" record "$SCENARIO_DIR/swipes.touch" -o "$SCENARIO_DIR/swipes.evemu" \
+    || fail "gestured-touch record failed"
+}
+
+# swipe_command_config FILE: the swipe right running `echo R >> DIR/gestured.out`, the
+# action both daemons run in make bench-vm.
+swipe_command_config() {
+  write_config "$1" <<'YAML'
+bindings:
+  - { gesture: swipe, direction: right, run: "echo R >> @DIR@/gestured.out" }
+YAML
+}
+
 # taps_touch FILE COUNT FIRST_MS EVERY_MS: the same for one-finger taps of 40 ms.
 taps_touch() {
   local file="$1" count="$2" first="$3" every="$4" i

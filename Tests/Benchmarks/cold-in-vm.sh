@@ -25,13 +25,9 @@ export VM_TESTS SCENARIO_DIR
 source "$VM_TESTS/lib.sh"
 source "$(dirname "$0")/bench-lib.sh"
 
+bench_stream
 script="$SCENARIO_DIR/swipes.touch"
-swipes_touch "$script" 40 200 320
-"$GESTURED_TOUCH" record "$script" -o "$SCENARIO_DIR/swipes.evemu" || fail "gestured-touch record failed"
-write_config "$SCENARIO_DIR/fires.yaml" <<'YAML'
-bindings:
-  - { gesture: swipe, direction: right, run: "echo R >> @DIR@/gestured.out" }
-YAML
+swipe_command_config "$SCENARIO_DIR/fires.yaml"
 write_config "$SCENARIO_DIR/never.yaml" <<'YAML'
 bindings:
   - { gesture: swipe, direction: up, run: "echo U >> @DIR@/gestured.out" }

@@ -27,13 +27,9 @@ export VM_TESTS SCENARIO_DIR
 source "$VM_TESTS/lib.sh"
 source "$(dirname "$0")/bench-lib.sh"
 
+bench_stream
 script="$SCENARIO_DIR/swipes.touch"
-swipes_touch "$script" 40 200 320
-"$GESTURED_TOUCH" record "$script" -o "$SCENARIO_DIR/swipes.evemu" || fail "gestured-touch record failed"
-write_config "$SCENARIO_DIR/gestured.yaml" <<'YAML'
-bindings:
-  - { gesture: swipe, direction: right, run: "echo R >> @DIR@/gestured.out" }
-YAML
+swipe_command_config "$SCENARIO_DIR/gestured.yaml"
 
 # CPU ticks (all, user, system) and page faults (minor, major) of the PIDs, summed: run as
 # root, gestured is two processes (the launcher, which runs the actions, and its recognizer,

@@ -16,11 +16,10 @@ SCENARIO_DIR="$(mktemp -d /tmp/rss-vm.XXXXXX)"
 export VM_TESTS SCENARIO_DIR
 source "$VM_TESTS/lib.sh"
 source "$(dirname "$0")/bench-lib.sh"
+bench_stream
 script="$SCENARIO_DIR/swipes.touch"
-swipes_touch "$script" 40 200 320
 taps="$SCENARIO_DIR/taps.touch"
 taps_touch "$taps" 200 200 400
-"$GESTURED_TOUCH" record "$script" -o "$SCENARIO_DIR/swipes.evemu" || fail "gestured-touch record failed"
 taps_config "$SCENARIO_DIR/taps.yaml"
 touch_start first create "$taps"
 first_pid=$TOUCH_PID

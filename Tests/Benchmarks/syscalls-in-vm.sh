@@ -16,14 +16,10 @@ GESTURED_TOUCH="$1/gestured-touch"
 export GESTURED_TOUCH
 source "$VM_TESTS/lib.sh"
 source "$(dirname "$0")/bench-lib.sh"
+bench_stream
 script="$SCENARIO_DIR/swipes.touch"
-swipes_touch "$script" 40 200 320
-"$GESTURED_TOUCH" record "$script" -o "$SCENARIO_DIR/swipes.evemu"
 frames=$(grep -c 'SYN_REPORT' "$SCENARIO_DIR/swipes.evemu")
-write_config "$SCENARIO_DIR/fires.yaml" <<'YAML'
-bindings:
-  - { gesture: swipe, direction: right, run: "echo R >> @DIR@/gestured.out" }
-YAML
+swipe_command_config "$SCENARIO_DIR/fires.yaml"
 write_config "$SCENARIO_DIR/never.yaml" <<'YAML'
 bindings:
   - { gesture: swipe, direction: up, run: "echo U >> @DIR@/gestured.out" }
