@@ -15,7 +15,7 @@ extension Daemon {
     if options.verbose {
       for line in device.engine.takeTrace() { logger.debug("\(device.node.devnode): \(line)") }
     }
-    let impossibleInputs = device.engine.impossibleInputs
+    let impossibleInputs = device.readEngine { $0.impossibleInputs }
     if impossibleInputs > device.impossibleLogged {
       logger.warning(
         "\(device.node.devnode): \(impossibleInputs - device.impossibleLogged) impossible input(s) ignored (a bug: run with --verbose to see them)"
@@ -77,8 +77,7 @@ extension Daemon {
         .fired(
           ChannelFiring(
             generation: generation, profile: table.profileIndex, event: event,
-            deviceName: ChannelFiring.sendable(table.deviceName, maximumLength: ChannelMessage.maximumDeviceNameLength),
-            devnode: ChannelFiring.sendable(table.devnode, maximumLength: ChannelMessage.maximumDevnodeLength))))
+            deviceName: table.sentDeviceName, devnode: table.sentDevnode)))
     case .monitor:
       guard let firing = table.firing(for: event) else {
         logger.error("\(table.devnode): a gesture named a binding the profile does not have (a bug)")

@@ -65,7 +65,7 @@ extension Daemon {
         return
       }
     }
-    let everyFrame = device.engine.firesBetweenContactChanges
+    let everyFrame = device.readEngine { $0.firesBetweenContactChanges }
     do {
       if everyFrame {
         try watchEveryFrame(device)
@@ -88,7 +88,7 @@ extension Daemon {
       device.nextBatch = nil
       return
     }
-    let contacts = device.engine.contactsDown
+    let contacts = device.readEngine { $0.contactsDown }
     device.nextBatch = behind ? base : batched.nextBatch(after: base, contacts: contacts)
     if options.verbose, let next = device.nextBatch {
       logger.debug(
@@ -187,7 +187,7 @@ extension Daemon {
   /// is the first event a wake-up read: a deadline this far before it was not honoured in
   /// time (the daemon was stopped or starved), so it is cancelled rather than fired late.
   func cancelIfLate(_ device: OpenDevice, now: Timestamp) {
-    guard let due = device.engine.nextDeadline, now - due > Self.lateDeadlineLimit else { return }
+    guard let due = device.readEngine({ $0.nextDeadline }), now - due > Self.lateDeadlineLimit else { return }
     logger.info(
       "\(device.node.devnode): a gesture's deadline passed \((now - due) / 1000) ms ago (suspended?); cancelled")
     firings.removeAll(keepingCapacity: true)
@@ -234,7 +234,8 @@ extension Daemon {
   func rearm() {
     var next: Timestamp? = nil
     for device in devices.values {
-      let deadline = device.batched != nil ? device.engine.nextFiringDeadline : device.engine.nextDeadline
+      let batched = device.batched != nil
+      let deadline = device.readEngine { batched ? $0.nextFiringDeadline : $0.nextDeadline }
       if let due = deadline, next.map({ due < $0 }) ?? true { next = due }
       if let due = device.nextBatch, next.map({ due < $0 }) ?? true { next = due }
     }
