@@ -165,6 +165,7 @@ struct ChannelMessageTests {
       ChannelMessage.fired(firing(deviceName: "")).encoded(),
       ChannelMessage.fired(firing(devnode: "event5")).encoded(),
       ChannelMessage.fired(firing(devnode: "/dev/input/../../etc/shadow")).encoded(),
+      ChannelMessage.fired(firing(devnode: "/dev/input/..")).encoded(),
     ]
     for bytes in hostile {
       guard case .malformed? = error(of: bytes) else {
@@ -172,6 +173,16 @@ struct ChannelMessageTests {
         continue
       }
     }
+  }
+
+  @Test func aDevnodeWithAParentComponentIsFoundByItsBytes() {
+    #expect(ChannelMessage.hasParentComponent("/dev/input/../event5"))
+    #expect(ChannelMessage.hasParentComponent("/dev/.."))
+    #expect(ChannelMessage.hasParentComponent("../dev"))
+    #expect(!ChannelMessage.hasParentComponent("/dev/input/event5"))
+    #expect(!ChannelMessage.hasParentComponent("/dev/input/..event5"))
+    #expect(!ChannelMessage.hasParentComponent("/dev/input/.../event5"))
+    #expect(!ChannelMessage.hasParentComponent("/dev/a./.b"))
   }
 
   @Test func numbersOutOfRangeAreMalformed() {

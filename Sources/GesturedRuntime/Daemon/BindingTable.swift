@@ -17,6 +17,10 @@ public struct BindingTable: Sendable {
   public let deviceName: String
   /// Parallel to `profile.bindings`; empty for a table that only reports (monitor).
   let runs: [BindingRun]
+  /// `deviceName` and `devnode` as the recognizer sends them with each firing
+  /// (`ChannelFiring.sendable`), made once rather than at every firing.
+  let sentDeviceName: String
+  let sentDevnode: String
 
   /// A table whose firings run commands. `daemonPath`: the daemon's own `PATH`, read once;
   /// `daemonIsRoot`: whether it runs as root (both decide each binding's `PATH`).
@@ -29,6 +33,8 @@ public struct BindingTable: Sendable {
     self.actions = actions
     self.devnode = devnode
     self.deviceName = deviceName
+    sentDeviceName = ChannelFiring.sendable(deviceName, maximumLength: ChannelMessage.maximumDeviceNameLength)
+    sentDevnode = ChannelFiring.sendable(devnode, maximumLength: ChannelMessage.maximumDevnodeLength)
     runs = profile.bindings.indices.map { index in
       BindingRun(
         profile: profile, profileIndex: profileIndex, actions: actions, binding: index, devnode: devnode,
@@ -46,6 +52,8 @@ public struct BindingTable: Sendable {
     self.actions = actions
     self.devnode = devnode
     self.deviceName = deviceName
+    sentDeviceName = ChannelFiring.sendable(deviceName, maximumLength: ChannelMessage.maximumDeviceNameLength)
+    sentDevnode = ChannelFiring.sendable(devnode, maximumLength: ChannelMessage.maximumDevnodeLength)
     runs = []
   }
 

@@ -51,7 +51,12 @@ public final class Launcher: @unchecked Sendable {
   /// Whether the recognizer still speaks, checked at each watchdog ping.
   var liveness = RecognizerLiveness(startedAt: Timestamp(microseconds: 0), silenceLimit: 0)
   /// One table per device and profile the recognizer reported, remade at each reload.
-  var tables: [String: BindingTable] = [:]
+  var tables: [TableKey: BindingTable] = [:]
+  struct TableKey: Hashable {
+    let profile: Int
+    let devnode: String
+    let deviceName: String
+  }
   let identity: ConfigIdentity
   /// The config file the launcher loaded at start, open until the recognizer inherits it.
   var startConfig: Int32?
@@ -385,7 +390,7 @@ public final class Launcher: @unchecked Sendable {
 
   /// The table for the device a firing came from, under the launcher's own config.
   func table(for firing: ChannelFiring) -> BindingTable {
-    let key = "\(firing.profile)|\(firing.devnode)|\(firing.deviceName)"
+    let key = TableKey(profile: firing.profile, devnode: firing.devnode, deviceName: firing.deviceName)
     if let table = tables[key] { return table }
     // Bounded: at most one entry per device and profile the recognizer could name.
     if tables.count >= 4 * max(configuration.maximumDevices, 1) { tables.removeAll() }
