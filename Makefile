@@ -14,6 +14,7 @@
 #   make bench      the figures of BENCHMARKS.md this machine measures (core, replay)
 #   make bench-vm   the live path in a VM: gestured's CPU against lisgd's on one stream
 #   make bench-vm-profile  the instructions gestured and lisgd execute on it (callgrind)
+#   make bench-vm-perf  where gestured's two processes spend their CPU on it (perf samples)
 #   make link-order the list of functions the release link places first (a VM run)
 #
 # SCRATCH picks SwiftPM's build directory (default .build), so several checkouts or
@@ -94,7 +95,7 @@ RELEASE_FLAGS := $(RELEASE_LINK_FLAGS) -Xlinker --strip-all
 
 .PHONY: all deps test-deps build run demo test test-unit test-example test-vm install uninstall format lint clean \
   check-binary man check-man test-completion deb check-deb check-packaging \
-  fuzz fuzz-smoke fuzz-build bench bench-vm bench-vm-profile link-order test-asan
+  fuzz fuzz-smoke fuzz-build bench bench-vm bench-vm-profile bench-vm-perf link-order test-asan
 
 all: build
 
@@ -430,6 +431,24 @@ bench-vm-profile: build
 	  env GESTURED=$(abspath $(BENCH_DIR)/vm-profile/gestured) \
 	  GESTURED_TOUCH=$(abspath $(SCRATCH)/release/gestured-touch) \
 	  Tests/Benchmarks/profile-in-vm.sh $(abspath $(BENCH_DIR)/vm-profile)
+
+# Where the live path's CPU goes (BENCHMARKS.md, row "live profile"): perf's samples of both
+# processes, user space and kernel, over bench-vm's stream with a key and with a command.
+# The release link of `make build`, its symbols kept for function names.
+PERF_SCRATCH := $(SCRATCH)-perf
+bench-vm-perf: deps $(STATIC_CXX_DIR)/libstdc++.a
+	@command -v perf >/dev/null || { echo "bench-vm-perf: installing linux-perf"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y linux-perf; }
+	$(SUDO) Tests/VM/setup.sh
+	$(SWIFT) build --scratch-path $(PERF_SCRATCH) $(SWIFT_FLAGS) -c release $(RELEASE_LINK_FLAGS) \
+	  -Xlinker --strip-debug --product gestured
+	$(BUILD) -c release $(RELEASE_FLAGS) --product gestured-touch
+	rm -rf $(BENCH_DIR)/vm-perf && mkdir -p $(BENCH_DIR)/vm-perf
+	Tests/VM/run-in-vm.sh --rwdir $(abspath $(BENCH_DIR)/vm-perf) -- \
+	  env GESTURED=$(abspath $(PERF_SCRATCH)/release/gestured) \
+	  GESTURED_TOUCH=$(abspath $(SCRATCH)/release/gestured-touch) \
+	  Tests/Benchmarks/perf-in-vm.sh $(abspath $(BENCH_DIR)/vm-perf)
+	@cat $(BENCH_DIR)/vm-perf/perf-summary.txt
 
 # LINK_ORDER again (BENCHMARKS.md, row "RSS"), after code changed what start-up or the loop
 # runs: gestured (release, the same link, its symbols kept) under callgrind in one VM boot

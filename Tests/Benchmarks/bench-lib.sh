@@ -84,3 +84,18 @@ sys.stdout.close()
 daemon.wait()  # reaped here, so that a stopped daemon is gone, not a zombie
 PY
 }
+
+# daemon_ready CONFIG PANEL: gestured started on CONFIG, ready and holding PANEL (its pid in
+# DAEMON_PID); daemon_stop: stopped, with its notify listener.
+daemon_ready() {
+  daemon_start "$1"
+  wait_until 30 "READY=1" grep -qs 'READY=1' "$SCENARIO_DIR/notify.log"
+  wait_until 30 "gestured to take the panel" grep -qs "^$2 '.*': profile" "$SCENARIO_DIR/daemon.log"
+  sleep 1
+}
+daemon_stop() {
+  stop_process "$DAEMON_PID" 10
+  kill "$NOTIFY_PID" 2>/dev/null || true
+  wait "$NOTIFY_PID" 2>/dev/null || true
+  rm -f "$SCENARIO_DIR/notify.log" "$SCENARIO_DIR/notify.sock"
+}

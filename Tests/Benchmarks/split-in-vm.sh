@@ -34,18 +34,6 @@ panel=$TOUCH_DEVNODE
 exec {held}<"$GESTURED"
 
 user_system() { awk '{ print $14, $15 }' "/proc/$1/stat"; }
-start() { # CONFIG: the daemon, ready and holding the panel
-  daemon_start "$1"
-  wait_until 30 "READY=1" grep -qs 'READY=1' "$SCENARIO_DIR/notify.log"
-  wait_until 30 "gestured to take the panel" grep -qs "^$panel '.*': profile" "$SCENARIO_DIR/daemon.log"
-  sleep 1
-}
-stop() {
-  stop_process "$DAEMON_PID" 10
-  kill "$NOTIFY_PID" 2>/dev/null || true
-  wait "$NOTIFY_PID" 2>/dev/null || true
-  rm -f "$SCENARIO_DIR/notify.log" "$SCENARIO_DIR/notify.sock"
-}
 one_stream() { # LABEL READER: the stream played once, each process's ticks over it printed
   local lu ls ru rs lu1 ls1 ru1 rs1
   read -r lu ls < <(user_system "$DAEMON_PID"); read -r ru rs < <(user_system "$2")
@@ -59,10 +47,10 @@ one_stream() { # LABEL READER: the stream played once, each process's ticks over
 }
 split() { # LABEL CONFIG
   local reader stream
-  start "$2"
+  daemon_ready "$2" "$panel"
   reader=$(reader_of "$DAEMON_PID")
   for stream in 1 2 3; do one_stream "$1 stream $stream" "$reader"; done
-  stop
+  daemon_stop
 }
 
 : > "$results/split.txt"
@@ -73,7 +61,7 @@ for round in 1 2; do
 done
 # Where the two processes run: the key stream with both on vCPU 0 (the launcher woken where
 # the recognizer ran), each on a vCPU of its own, and left to the scheduler, in turn.
-start "$SCENARIO_DIR/keys.yaml"
+daemon_ready "$SCENARIO_DIR/keys.yaml" "$panel"
 reader=$(reader_of "$DAEMON_PID")
 for mode in shared apart free shared apart free; do
   case $mode in
@@ -85,7 +73,7 @@ for mode in shared apart free shared apart free; do
   taskset -a -c -p "$recognizer_cpus" "$reader" > /dev/null
   one_stream "keys on vCPUs $mode" "$reader"
 done
-stop
+daemon_stop
 
 for run in 1 2 3; do
   lisgd -d "$panel" -w 800 -h 800 -g "1,LR,*,*,R,echo R >> $SCENARIO_DIR/lisgd.out" > /dev/null 2>&1 &
@@ -101,7 +89,7 @@ done
 
 if command -v strace > /dev/null; then
   for config in command keys; do
-    start "$SCENARIO_DIR/$config.yaml"
+    daemon_ready "$SCENARIO_DIR/$config.yaml" "$panel"
     reader=$(reader_of "$DAEMON_PID")
     strace -c -o "$results/strace-$config-launcher.txt" -p "$DAEMON_PID" &
     launcher_strace=$!
@@ -112,7 +100,7 @@ if command -v strace > /dev/null; then
     sleep 0.5
     kill -INT "$launcher_strace" "$recognizer_strace"
     wait "$launcher_strace" "$recognizer_strace" 2>/dev/null || true
-    stop
+    daemon_stop
   done
 fi
 kill "$TOUCH_PID" 2>/dev/null || true
