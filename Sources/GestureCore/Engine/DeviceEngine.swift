@@ -15,9 +15,7 @@ public struct DeviceEngine {
   @usableFromInline var arbiter: GestureArbiter
   /// When the engine next needs `advance(to:)` if no event comes: worked out by the
   /// arbiter only when it ran (a frame, a deadline, a cancel), since raw events between
-  /// frames cannot move it; reading it is one load. Inlinable, as `impossibleInputs`: the
-  /// daemon reads both at every wake-up, and inlined the read happens where the engine is
-  /// rather than on a copy of it passed to another module.
+  /// frames cannot move it; reading it is one load, inlined where the engine is.
   @inlinable public var nextDeadline: Timestamp? { arbiter.nextDeadline }
 
   /// nil when the device cannot report a position (no usable axes).

@@ -33,8 +33,7 @@ public struct BindingTable: Sendable {
     self.actions = actions
     self.devnode = devnode
     self.deviceName = deviceName
-    sentDeviceName = ChannelFiring.sendable(deviceName, maximumLength: ChannelMessage.maximumDeviceNameLength)
-    sentDevnode = ChannelFiring.sendable(devnode, maximumLength: ChannelMessage.maximumDevnodeLength)
+    (sentDeviceName, sentDevnode) = Self.sentNames(deviceName: deviceName, devnode: devnode)
     runs = profile.bindings.indices.map { index in
       BindingRun(
         profile: profile, profileIndex: profileIndex, actions: actions, binding: index, devnode: devnode,
@@ -52,9 +51,15 @@ public struct BindingTable: Sendable {
     self.actions = actions
     self.devnode = devnode
     self.deviceName = deviceName
-    sentDeviceName = ChannelFiring.sendable(deviceName, maximumLength: ChannelMessage.maximumDeviceNameLength)
-    sentDevnode = ChannelFiring.sendable(devnode, maximumLength: ChannelMessage.maximumDevnodeLength)
+    (sentDeviceName, sentDevnode) = Self.sentNames(deviceName: deviceName, devnode: devnode)
     runs = []
+  }
+
+  private static func sentNames(deviceName: String, devnode: String) -> (String, String) {
+    (
+      ChannelFiring.sendable(deviceName, maximumLength: ChannelMessage.maximumDeviceNameLength),
+      ChannelFiring.sendable(devnode, maximumLength: ChannelMessage.maximumDevnodeLength)
+    )
   }
 
   /// The firing with its binding's names looked up; nil when the event names a binding or
