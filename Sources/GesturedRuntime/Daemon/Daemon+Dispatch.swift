@@ -23,7 +23,7 @@ extension Daemon {
       device.impossibleLogged = impossibleInputs
     }
     liveView?.records(device.engine.takeRecords(), devnode: device.node.devnode)
-    let stream = printsStream ? device.engine.streamEvents : []
+    let stream = printsStream ? device.readEngine { $0.streamEvents } : []
     var nextStream = stream.startIndex
     // A frame's stream lines go before its firings, as replay prints them.
     func printStream(through time: Timestamp?) {

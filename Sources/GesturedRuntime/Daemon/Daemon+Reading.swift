@@ -175,7 +175,7 @@ extension Daemon {
       }
       device.engine.handle(event, into: &firings)
       forwarder?.handled(event, engine: &device.engine)
-      if let liveView, let frame = device.engine.completedFrame {
+      if let liveView, let frame = device.readEngine({ $0.completedFrame }) {
         // The frame first: what the fingers did, then what the recognizers made of it.
         liveView.frame(frame, devnode: device.node.devnode)
         liveView.records(device.engine.takeRecords(), devnode: device.node.devnode)
@@ -210,7 +210,7 @@ extension Daemon {
     }
     // Only an engine's deadline needs the clock (the time to advance to); a batch's does not.
     let enginesDue = devices.values.contains { device in
-      device.engine.nextDeadline.map { next in due.map { next <= $0 } ?? true } ?? false
+      device.readEngine { $0.nextDeadline }.map { next in due.map { next <= $0 } ?? true } ?? false
     }
     if enginesDue {
       let now = MonotonicClock.now()
