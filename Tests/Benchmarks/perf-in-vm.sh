@@ -44,7 +44,7 @@ for kind in keys command; do
     "recognizer $(( ($(cpu_ns "$recognizer") - r0) / 1000000 )) ms" | tee -a "$results/perf-summary.txt"
   "$(dirname "$0")/perf-report.py" "$results/perf-$kind.data" "$launcher" "$kind, launcher" > "$results/perf-$kind-launcher.txt"
   "$(dirname "$0")/perf-report.py" "$results/perf-$kind.data" "$recognizer" "$kind, recognizer" > "$results/perf-$kind-recognizer.txt"
-  head -1 "$results/perf-$kind-launcher.txt" "$results/perf-$kind-recognizer.txt" | grep -v '^==\|^$' | tee -a "$results/perf-summary.txt"
+  head -q -n 1 "$results/perf-$kind-launcher.txt" "$results/perf-$kind-recognizer.txt" | tee -a "$results/perf-summary.txt"
   daemon_stop
 done
 chmod -R a+rX "$results"
