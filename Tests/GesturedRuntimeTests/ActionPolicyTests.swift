@@ -32,6 +32,21 @@ struct ActionPolicyTests {
     #expect(harness.log.contains { $0.hasPrefix("<6>[tap] firing dropped: 200 ms after the previous one") })
   }
 
+  @Test func theSpawnLatencyLineIsMadeOnlyForALogThatShowsDebugLines() {
+    var harness = PolicyHarness()
+    let firedAt = harness.now
+    harness.now = harness.now + 2_500
+    #expect(harness.fire(request("true", firedAt: firedAt)) == .starting(1))
+    #expect(harness.log.contains("<7>[tap] pid \(harness.pid(1)) spawned 2500 µs after its firing's event"))
+
+    var quiet = PolicyHarness()
+    quiet.policy.logsDebug = false
+    quiet.now = quiet.now + 2_500
+    #expect(quiet.fire(request("true", firedAt: firedAt)) == .starting(1))
+    #expect(quiet.log.contains { $0.hasPrefix("<6>[tap] started pid") })
+    #expect(!quiet.log.contains { $0.hasPrefix("<7>") })
+  }
+
   @Test func stepsAndEndsHaveNoCooldown() {
     var harness = PolicyHarness()
     #expect(harness.fire(step(1, of: "pan", stream: "/dev/input/event3#1/pan")) == .starting(1))

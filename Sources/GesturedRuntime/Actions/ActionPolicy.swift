@@ -159,6 +159,8 @@ public struct ActionPolicy {
   public let maximumRunning: Int
   /// Tests only: a smaller `maximumWaiting`.
   var maximumWaitingRuns = ActionPolicy.maximumWaiting
+  /// Whether debug lines are wanted: a log that drops them need not have them made at each start.
+  public var logsDebug = true
 
   /// Lanes with a running or waiting run; an idle lane is removed.
   private var lanes: [LaneID: Lane] = [:]
@@ -251,11 +253,14 @@ public struct ActionPolicy {
     if run.firings > 1 { details += " for \(run.firings) \(Self.word(for: run.request.schedule))s" }
     if let user = run.request.user { details += " as user \(Self.oneLine(user, limit: 256))" }
     var actions: [Action] = [
-      .log(.info, "[\(run.label)] started pid \(pid)\(details): \(Self.oneLine(run.request.command, limit: 4096))"),
+      .log(.info, "[\(run.label)] started pid \(pid)\(details): \(Self.oneLine(run.request.command, limit: 4096))")
+    ]
+    if logsDebug {
       // The latency `make bench-vm` measures: from the kernel's stamp of the event that
       // decided the firing to the spawn's return.
-      .log(.debug, "[\(run.label)] pid \(pid) spawned \(now - run.request.firedAt) µs after its firing's event"),
-    ]
+      actions.append(
+        .log(.debug, "[\(run.label)] pid \(pid) spawned \(now - run.request.firedAt) µs after its firing's event"))
+    }
     armTimer(into: &actions)
     return actions
   }

@@ -72,7 +72,7 @@ public final class ActionRunner: @unchecked Sendable {
   private var timer: DeadlineTimer?
   /// Stdout and stderr in separate pipes (logged at info and notice) only when the log shows
   /// levels (journal prefixes); without them the two would read the same, and one pipe
-  /// saves a pipe's seven or so system calls per action and keeps their lines in order.
+  /// costs fewer system calls per action and keeps their lines in order.
   private var separatesErrorOutput: Bool { logger.journalPrefixes }
   /// Where input firings go (key and wheel events the daemon writes itself); without it
   /// they are logged as errors.
@@ -105,6 +105,7 @@ public final class ActionRunner: @unchecked Sendable {
     self.logger = logger
     self.multiplexer = multiplexer
     policy = ActionPolicy(maximumRunning: maximumRunning)
+    policy.logsDebug = logger.verbose
     readBuffer = .allocate(byteCount: 16_384, alignment: 16)
   }
 
