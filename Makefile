@@ -77,7 +77,7 @@ GESTURED := $(SCRATCH)/release/gestured
 #   tables. docs/packaging.md says what this means for security updates.
 # - one section per function in our modules, and the functions that start-up and the
 #   event loop run placed first in .text (LINK_ORDER, which `make link-order` makes from a
-#   callgrind run in the VM): the pages they touch, and those the kernel maps around each
+#   run in the VM): the pages they touch, and those the kernel maps around each
 #   page fault, hold code that runs. A listed function that no longer exists is skipped
 #   without a word (--no-warn-symbol-ordering); a stale list costs memory, never
 #   correctness.
@@ -451,27 +451,34 @@ bench-vm-perf: deps $(STATIC_CXX_DIR)/libstdc++.a
 	@cat $(BENCH_DIR)/vm-perf/perf-summary.txt
 
 # LINK_ORDER again (BENCHMARKS.md, row "RSS"), after code changed what start-up or the loop
-# runs: gestured (release, the same link, its symbols kept) under callgrind in one VM boot
-# with two panels, start-up, then swipes and taps with their actions; link-order.py keeps
-# the functions that have a section of their own, by lld's map of that link.
+# runs: gestured (release, the same link, its Swift code instrumented so that each function
+# reports its first call: Tests/Benchmarks/link-order-coverage.c) in one VM boot as root,
+# its two processes, with two panels: start-up, then swipes and taps with their commands and
+# keys; link-order.py keeps the functions that have a section of their own, by lld's map of
+# that link.
 ORDER_SCRATCH := $(SCRATCH)-link-order
 ORDER_DIR := $(BENCH_DIR)/link-order
+ORDER_COVERAGE := -Xswiftc -Xfrontend -Xswiftc -sanitize=fuzzer \
+  -Xswiftc -Xfrontend -Xswiftc -sanitize-coverage=func,trace-pc-guard \
+  -Xlinker $(abspath $(ORDER_SCRATCH))/link-order-coverage.o
+
 link-order: deps $(STATIC_CXX_DIR)/libstdc++.a
-	@command -v valgrind >/dev/null || { echo "link-order: installing valgrind"; \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y valgrind; }
 	$(SUDO) Tests/VM/setup.sh
-	rm -rf $(ORDER_DIR) && mkdir -p $(ORDER_DIR)
+	rm -rf $(ORDER_DIR) && mkdir -p $(ORDER_DIR) $(ORDER_SCRATCH)
+	cc -O2 -Wall -Werror -fPIC -c Tests/Benchmarks/link-order-coverage.c -o $(ORDER_SCRATCH)/link-order-coverage.o
 	@# Linked every time: the map is written only by a link.
 	rm -f $(ORDER_SCRATCH)/release/gestured
 	$(SWIFT) build --scratch-path $(ORDER_SCRATCH) $(SWIFT_FLAGS) -c release $(RELEASE_LINK_FLAGS) \
-	  -Xlinker --strip-debug -Xlinker --no-demangle -Xlinker -Map=$(abspath $(ORDER_DIR))/gestured.map \
-	  --product gestured
+	  $(ORDER_COVERAGE) -Xlinker --strip-debug -Xlinker --no-demangle \
+	  -Xlinker -Map=$(abspath $(ORDER_DIR))/gestured.map --product gestured
 	$(BUILD) -c release $(RELEASE_FLAGS) --product gestured-touch
 	Tests/VM/run-in-vm.sh --rwdir $(abspath $(ORDER_DIR)) -- \
 	  env GESTURED=$(abspath $(ORDER_SCRATCH))/release/gestured \
 	  GESTURED_TOUCH=$(abspath $(SCRATCH)/release/gestured-touch) \
 	  Tests/Benchmarks/link-order-in-vm.sh $(abspath $(ORDER_DIR))
-	Tests/Benchmarks/link-order.py $(ORDER_DIR)/gestured.map $(ORDER_DIR) $(LINK_ORDER)
+	nm -n --defined-only $(ORDER_SCRATCH)/release/gestured > $(ORDER_DIR)/gestured.nm
+	Tests/Benchmarks/link-order.py $(ORDER_DIR)/gestured.map $(ORDER_DIR)/gestured.nm \
+	  $(ORDER_DIR)/gestured.log $(LINK_ORDER)
 
 format:
 	$(SWIFT) format -i -r Sources Tests Package.swift examples

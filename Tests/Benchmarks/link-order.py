@@ -1,20 +1,24 @@
 #!/usr/bin/env python3
-"""link-order.py MAP DUMPS-DIR OUTPUT: the symbol ordering file of the release link.
+"""link-order.py MAP NM LOG OUTPUT: the symbol ordering file of the release link.
 
-MAP is lld's link map (-Map, with --no-demangle: the names as callgrind reports them) of
-the profiled binary, DUMPS-DIR holds the callgrind dumps
-that link-order-in-vm.sh wrote (start-up, then activity). Written: the functions the
-activity ran, then those only start-up ran, each group in the order the map had them.
-Only a function that has an input section of its own (.text.NAME) is listed: lld moves
-whole sections, and naming a function of a section shared by many (the Swift standard
-library's 1.6 MB .text, a C file compiled without -ffunction-sections) would move all of
-it. What runs once at exit is left out.
+MAP is lld's link map (-Map, with --no-demangle) of the instrumented build that
+link-order-in-vm.sh ran, NM its `nm -n --defined-only` listing, and LOG the daemon's stderr
+from that run, whose lines "link-order PID PHASE OFFSET" name each function at its first
+call in a phase of a process (link-order-coverage.c): phase 0 is start-up, 1 the activity,
+2 the shutdown.
+Written: the functions only the launcher ran, then those both processes ran, then those
+only the recognizer ran, so that each process's code lies in one stretch; in each group,
+the activity's functions next to the other groups' activity, and each part in the order
+the map had them. Only a function that has an input section of its own (.text.NAME)
+is listed: lld moves whole sections, and naming a function of a section shared by many (the
+Swift standard library's 1.6 MB .text, a C file compiled without -ffunction-sections) would
+move all of it. What runs only at the shutdown is left out.
 """
-import os
+import bisect
 import re
 import sys
 
-map_path, dumps_dir, output = sys.argv[1:4]
+map_path, nm_path, log_path, output = sys.argv[1:5]
 
 # Input sections of .text (file, section name), the symbols in each, and each symbol's
 # address, from lines "VMA LMA SIZE ALIGN <9 spaces>FILE:(SECTION)" followed by
@@ -53,48 +57,67 @@ with open(map_path) as f:
                 shared.add(name)
 
 
-def functions(path):
-    """Every function a callgrind dump (--compress-strings=no) counted."""
-    names = set()
-    with open(path, errors="replace") as f:
-        for line in f:
-            if line.startswith(("fn=", "cfn=")):
-                name = line.split("=", 1)[1].strip()
-                # Recursion levels (--separate-recs) are named NAME'2 and so on.
-                names.add(re.sub(r"'\d+$", "", name))
-    return names
+# Each function's start address, to name the offset inside it a log line gives.
+starts, names = [], []
+with open(nm_path) as f:
+    for line in f:
+        fields = line.split()
+        if len(fields) == 3 and fields[1] in "tTW":
+            starts.append(int(fields[0], 16))
+            names.append(fields[2])
 
 
-def trigger(path):
-    with open(path, errors="replace") as f:
-        for line in f:
-            if line.startswith("desc: Trigger:"):
-                return line
-    return ""
+def function_at(offset):
+    index = bisect.bisect_right(starts, offset) - 1
+    return names[index] if index >= 0 else None
 
 
-startup, activity = set(), set()
-for entry in sorted(os.listdir(dumps_dir)):
-    if not entry.startswith("callgrind.out"):
-        continue
-    path = os.path.join(dumps_dir, entry)
-    what = trigger(path)
-    if "startup" in what:
-        startup |= functions(path)
-    elif "activity" in what:
-        activity |= functions(path)
-if not startup or not activity:
-    sys.exit(f"link-order: no start-up or no activity dump in {dumps_dir}")
+# By process (the first to write is the launcher, which starts the recognizer) and phase.
+launcher = None
+ran = {}
+with open(log_path, errors="replace") as f:
+    for line in f:
+        fields = line.split()
+        if len(fields) != 4 or fields[0] != "link-order" or fields[2] not in ("0", "1"):
+            continue
+        name = function_at(int(fields[3], 16))
+        if name is None:
+            continue
+        launcher = launcher or fields[1]
+        process = "launcher" if fields[1] == launcher else "recognizer"
+        ran.setdefault((process, fields[2]), set()).add(name)
+for process in ("launcher", "recognizer"):
+    for phase in ("0", "1"):
+        if not ran.get((process, phase)):
+            sys.exit(f"link-order: nothing from the {process} in phase {phase} in {log_path}")
 
 
 def ordered(names):
     return sorted((n for n in names if n in own_section and n not in shared), key=lambda n: address[n])
 
 
-hot = ordered(activity)
-cold = ordered(startup - activity)
+# Each process's functions in one stretch, those both run between the two: the launcher's
+# own, then the shared ones, then the recognizer's own, with the activity's of each group
+# next to the other groups' activity.
+launcher_all = ran[("launcher", "0")] | ran[("launcher", "1")]
+recognizer_all = ran[("recognizer", "0")] | ran[("recognizer", "1")]
+activity = ran[("launcher", "1")] | ran[("recognizer", "1")]
+both = launcher_all & recognizer_all
+launcher_own = launcher_all - both
+recognizer_own = recognizer_all - both
+groups = [
+    ordered(launcher_own - activity),
+    ordered(launcher_own & activity),
+    ordered(both & activity),
+    ordered(both - activity),
+    ordered(recognizer_own & activity),
+    ordered(recognizer_own - activity),
+]
 with open(output, "w") as f:
-    for name in hot + cold:
-        f.write(name + "\n")
-print(f"link-order: {len(hot)} functions of the activity, {len(cold)} of start-up only"
-      f" ({len(activity | startup)} counted, {len(own_section)} in sections of their own)")
+    for group in groups:
+        for name in group:
+            f.write(name + "\n")
+print(f"link-order: the launcher's own {len(groups[0]) + len(groups[1])} ({len(groups[1])} in the activity),"
+      f" both processes' {len(groups[2]) + len(groups[3])} ({len(groups[2])}), the recognizer's own"
+      f" {len(groups[4]) + len(groups[5])} ({len(groups[4])}); {len(launcher_all | recognizer_all)} ran,"
+      f" {len(own_section)} in sections of their own")

@@ -2,7 +2,8 @@
 # Inside the VM: bench-vm's RSS step (live-in-vm.sh) for several gestured binaries in turn,
 # to compare builds in one boot. Two panels (gestured-touch create), the taps config; each
 # binary is started three times and the third measured (its pages are in the page cache
-# then), 2 s after READY=1 and after the 40 swipes on one panel: VmRSS, RssAnon, RssFile
+# then), 2 s after READY=1 and after the 40 swipes on one panel, of the launcher and of the
+# recognizer when there are two: VmRSS, RssAnon, RssFile
 # and the page faults (rss.txt), KiB resident by mapping (smaps) and the binary's pages by
 # ELF section (pagemap-sections.py). ROUNDS rounds of all the binaries.
 #
@@ -46,11 +47,19 @@ for round in $(seq 1 "$rounds"); do
     done
     sleep 2
     echo "$tag start: $(rss_line "$pid") (ready after $us us, load $(cut -d' ' -f1-3 /proc/loadavg))" | tee -a "$results/rss.txt"
+    recognizer=$(reader_of "$pid")
+    if [ "$recognizer" != "$pid" ]; then
+      echo "$tag recognizer start: $(rss_line "$recognizer")" | tee -a "$results/rss.txt"
+    fi
     by_mapping "$pid" > "$results/$tag.start.maps"
     python3 "$here/pagemap-sections.py" "$pid" "$bin" "$results/$tag.start.pages" > "$results/$tag.start.sections"
     inject "$second" "$SCENARIO_DIR/swipes.evemu"
     sleep 2
     echo "$tag after: $(rss_line "$pid")" | tee -a "$results/rss.txt"
+    if [ "$recognizer" != "$pid" ]; then
+      echo "$tag recognizer after: $(rss_line "$recognizer")" | tee -a "$results/rss.txt"
+      by_mapping "$recognizer" > "$results/$tag.recognizer.after.maps"
+    fi
     by_mapping "$pid" > "$results/$tag.after.maps"
     python3 "$here/pagemap-sections.py" "$pid" "$bin" "$results/$tag.after.pages" > "$results/$tag.after.sections"
     cp "/proc/$pid/maps" "$results/$tag.procmaps"
