@@ -2,6 +2,8 @@
 #define GESTURED_SHIM_H
 
 #include <libevdev/libevdev.h>
+/* malloc_trim(3): Glibc's Swift module does not include malloc.h. */
+#include <malloc.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <sys/types.h>

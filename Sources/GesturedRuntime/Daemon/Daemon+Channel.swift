@@ -128,5 +128,6 @@ extension Daemon {
       }
       sendToLauncher(.ready(generation: generation, devices: devices.count))
     }
+    HeapTrim.returnFreePages()
   }
 }
