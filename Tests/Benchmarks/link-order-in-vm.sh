@@ -3,10 +3,10 @@
 # ordering file (Tests/Benchmarks/link-order.txt, made from this by link-order.py).
 # gestured is the build whose every function reports its first call on stderr
 # (link-order-coverage.c); it runs as root, so as its two processes, the launcher and the
-# recognizer, whose lines go to the same log, each with its pid. Two panels: start-up to READY=1 plus 2 s is
-# phase 0; SIGUSR2 to both processes starts phase 1, the activity (40 swipes on one panel,
-# each running a command, 20 taps on the other, each writing a key); SIGUSR2 again starts
-# phase 2 before the shutdown, which is left out.
+# recognizer, whose lines go to the same log, each with its pid. Two panels: start-up to
+# READY=1 plus 2 s is phase 0; SIGUSR2 to both processes starts phase 1, the activity (40
+# swipes on one panel, each running a command, 20 taps on the other, each writing a key);
+# SIGUSR2 again starts phase 2 before the shutdown, which is left out.
 #
 #   link-order-in-vm.sh RESULTS
 # Needs GESTURED (the instrumented build) and GESTURED_TOUCH.
