@@ -25,6 +25,29 @@ struct StepTests {
     #expect(level.level == 0)
   }
 
+  @Test func aPinchLevelDecidesOnItsScaleAsOnTheScalesLogarithm() {
+    let width = naturalLog(1.1)
+    for start in -3...3 {
+      var level = StepLevel(binding: 0, kind: .pinch, direction: .out, width: width, level: start)
+      for bound in [start - 1, start + 1] {
+        let edge = naturalExp(Double(bound) * width)
+        var scales = [edge, edge.nextUp, edge.nextDown, edge.nextUp.nextUp, edge.nextDown.nextDown]
+        for relative in [1e-12, 1e-10, 1e-8, 1e-3] { scales += [edge * (1 + relative), edge * (1 - relative)] }
+        for scale in scales {
+          #expect(level.wouldMove(scale: scale) == level.wouldMove(naturalLog(scale)), "level \(start), scale \(scale)")
+        }
+      }
+      for scale in [0, 1, Double.infinity, Double.nan, 1e-300] {
+        #expect(level.wouldMove(scale: scale) == level.wouldMove(naturalLog(scale)), "level \(start), scale \(scale)")
+      }
+      // After the level moved, its bounds are the new level's.
+      _ = level.follow(naturalLog(1.1 * 1.1 * 1.1) + Double(start) * width)
+      let raised = naturalExp(Double(level.level + 1) * width)
+      #expect(level.wouldMove(scale: raised.nextUp.nextUp) == level.wouldMove(naturalLog(raised.nextUp.nextUp)))
+      #expect(!level.wouldMove(scale: naturalExp(Double(level.level) * width)))
+    }
+  }
+
   @Test func traceNumbersNeverTrap() {
     // Int(...) of a Double past Int.max traps; a broken device can report such distances.
     #expect(formatted(9.3e17) == "9.3e+17")

@@ -713,8 +713,8 @@ struct SequenceArbiter {
     // `run` lies within `levels`: the test is always true, and spares the subscripts below
     // their own bounds checks, at every level of every frame.
     for i in run where levels.indices.contains(i) {
-      guard let measure = recognizers.levelMeasure(kind, along: levels[i].direction),
-        levels[i].wouldMove(measure)
+      guard recognizers.wouldMove(kind, levels[i]),
+        let measure = recognizers.levelMeasure(kind, along: levels[i].direction)
       else { continue }
       let moved = levels[i].follow(measure)
       if recognized && stepping { fireSteps(level: i, count: levels[i].steps(for: moved), into: &output) }

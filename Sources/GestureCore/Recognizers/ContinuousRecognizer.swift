@@ -12,10 +12,17 @@ protocol GestureMeasure: CustomStringConvertible {
   /// The measure step levels are counted on, along `direction`'s axis (growing towards the
   /// directions that raise a level); see `ContinuousMeasure`.
   func levelMeasure(along direction: Direction) -> Double
+  /// `level.wouldMove(levelMeasure(along: level.direction))`, where a measure may decide it
+  /// without working its level measure out.
+  func wouldMove(_ level: StepLevel) -> Bool
   /// The bound direction whose recognition threshold the gesture has crossed, if any.
   func crossed(_ bound: [BindingIndex.Continuous], limits: RecognitionLimits) -> Direction?
   /// Puts the values a firing reports (scale, angle, dx/dy) into `event`.
   func report(into event: inout GestureEvent)
+}
+
+extension GestureMeasure {
+  func wouldMove(_ level: StepLevel) -> Bool { level.wouldMove(levelMeasure(along: level.direction)) }
 }
 
 /// The thresholds the continuous measures are recognized at (from `Thresholds`, `tap-slop`
@@ -169,6 +176,11 @@ struct StepLevel {
   /// the level moves rather than at every frame's `wouldMove`.
   private var raiseAt: Double
   private var lowerAt: Double
+  /// For a pinch, whose measure is the logarithm of its scale: scales strictly between these
+  /// (the exponentials of `lowerAt` and `raiseAt`, a little inside) cannot move the level, so
+  /// most frames need no logarithm (`wouldMove(scale:)`).
+  private var lowerAtScale = Double.infinity
+  private var raiseAtScale = -Double.infinity
   /// Steps fired so far in this sequence (K of the last one).
   var fired = 0
 
@@ -180,12 +192,26 @@ struct StepLevel {
     self.level = level
     raiseAt = Double(level + 1) * width
     lowerAt = Double(level - 1) * width
+    setScaleBounds()
+  }
+
+  private mutating func setScaleBounds() {
+    guard kind == .pinch else { return }
+    // Far wider margins than the few ulps by which exp and log may be off.
+    lowerAtScale = naturalExp(lowerAt) * (1 + 1e-9)
+    raiseAtScale = naturalExp(raiseAt) * (1 - 1e-9)
   }
 
   /// Whether `follow(measure)` may move the level: most frames it does not, and this reads
   /// the level without the write (and the array's uniqueness check) of `follow`. Never
   /// false where `follow` would move (an infinite measure says true; `follow` declines it).
   func wouldMove(_ measure: Double) -> Bool { measure >= raiseAt || measure <= lowerAt }
+
+  /// `wouldMove(ln scale)` for a pinch's level, the logarithm taken only near the bounds.
+  func wouldMove(scale: Double) -> Bool {
+    if scale > lowerAtScale && scale < raiseAtScale { return false }
+    return wouldMove(naturalLog(scale))
+  }
 
   /// Moves the level to follow `measure`; returns the signed number of levels moved.
   /// Bounded so that an absurd measure cannot flood the output in one frame.
@@ -203,6 +229,7 @@ struct StepLevel {
     }
     raiseAt = Double(level + 1) * width
     lowerAt = Double(level - 1) * width
+    setScaleBounds()
     return moved
   }
 

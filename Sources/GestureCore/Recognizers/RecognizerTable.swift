@@ -146,6 +146,16 @@ struct RecognizerTable {
     }
   }
 
+  /// Whether `level` (of `kind`) moves at its measure now; false without a measure.
+  func wouldMove(_ kind: GestureKind, _ level: StepLevel) -> Bool {
+    switch kind {
+    case .pan: pan.measure?.wouldMove(level) ?? false
+    case .pinch: pinch.measure?.wouldMove(level) ?? false
+    case .rotate: rotate.measure?.wouldMove(level) ?? false
+    case .tap, .longPress, .swipe: false
+    }
+  }
+
   func levelMeasure(_ kind: GestureKind, along direction: Direction) -> Double? {
     switch kind {
     case .pan: pan.measure?.levelMeasure(along: direction)
