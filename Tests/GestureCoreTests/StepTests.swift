@@ -48,6 +48,60 @@ struct StepTests {
     }
   }
 
+  @Test func aStepWindowHoldsOnlyMeasuresThatMoveNoneOfItsLevels() {
+    var random = SplitMix64(seed: 0x57e9)
+    for kind in [GestureKind.pan, .pinch, .rotate] {
+      let directions: [Direction] =
+        switch kind {
+        case .pan: [.left, .right, .up, .down]
+        case .pinch: [.in, .out]
+        default: [.clockwise, .counterclockwise]
+        }
+      // As a sequence's levels stand: one level (they follow one measure), widths of their own.
+      let level = Int(random.next() % 5) - 2
+      let levels = directions.enumerated().map { n, direction in
+        let width = kind == .pinch ? naturalLog(1.1 + 0.05 * Double(n)) : 10 + 2 * Double(n)
+        return StepLevel(binding: n, kind: kind, direction: direction, width: width, level: level)
+      }
+      var window = StepWindow()
+      #expect(!window.contains((1, 0)), "an empty window holds nothing")
+      window.enclose(levels[...])
+      var inside = 0
+      for _ in 0..<2000 {
+        let first = Double(Int(random.next() % 8001) - 4000) / 100
+        let second = Double(Int(random.next() % 8001) - 4000) / 100
+        let coordinates = kind == .pinch ? (naturalExp(first / 20), 0.0) : (first, kind == .pan ? second : 0)
+        let moves = levels.contains { level in
+          if kind == .pinch { return level.wouldMove(scale: coordinates.0) }
+          return level.wouldMove(level.axis == 0 ? coordinates.0 : coordinates.1)
+        }
+        if window.contains(coordinates) {
+          inside += 1
+          #expect(!moves, "\(kind) at \(coordinates)")
+        }
+      }
+      #expect(inside > 0, "\(kind): the test reached the window")
+      #expect(!window.contains((.nan, 0)))
+    }
+  }
+
+  @Test func aSequenceSteppingIsNotHeldToTheLastSequencesLevels() {
+    var t = Touches()
+    // Two fingers, then three, each pan 8 mm right: under the first's 10 mm step, past the
+    // second's 5 mm.
+    for (fingers, start) in [(2, 0.0), (3, 1000.0)] {
+      for f in 1...fingers { t.down(f, 60 + 20 * Double(f), 50, at: start) }
+      for step in 1...8 {
+        for f in 1...fingers { t.move(f, 60 + 20 * Double(f) + Double(step), 50, at: start + 100 + Double(step) * 10) }
+      }
+      for f in 1...fingers { t.up(f, at: start + 300) }
+    }
+    let bindings = [bind(.pan, fingers: 2, .right, step: 10), bind(.pan, fingers: 3, .right, step: 5)]
+    let fired = run(t, profile(bindings))
+    #expect(fired.filter { $0.event.binding == 0 }.isEmpty)
+    #expect(fired.filter { $0.event.binding == 1 }.map(\.event.phase) == [.step(1), .end(steps: 1)])
+  }
+
   @Test func traceNumbersNeverTrap() {
     // Int(...) of a Double past Int.max traps; a broken device can report such distances.
     #expect(formatted(9.3e17) == "9.3e+17")

@@ -47,6 +47,9 @@ struct SequenceArbiter {
   /// Where each kind's run of `levels` ends, in the order of `RecognizerTable.forEachContinuousKind`
   /// (set with `levels`, so that a frame need not look for the runs).
   private var levelRunEnds: [Int] = []
+  /// For each run of `levels` of `forEachContinuousKind`, where its measure moves none of
+  /// them: set after a frame that looked at them one by one, emptied with `levels`.
+  private var stepWindows = InlineArray<3, StepWindow>(repeating: StepWindow())
   private var recognizers = RecognizerTable()
   /// The sequence's fingers measured from its reference: what the measures, the stream and
   /// the swipe's release speed read.
@@ -471,6 +474,7 @@ struct SequenceArbiter {
     if reportsStream || !bound.kinds.isDisjoint(with: kindsNeedingRates) { quantities.insert(.rates) }
     levels.removeAll(keepingCapacity: true)
     levelRunEnds.removeAll(keepingCapacity: true)
+    stepWindows = InlineArray(repeating: StepWindow())
     dragLevels = 0..<0
     RecognizerTable.forEachSteppingKind { kind in
       let runStart = levels.count
@@ -696,7 +700,7 @@ struct SequenceArbiter {
     var run = 0
     RecognizerTable.forEachContinuousKind { kind in
       let levelStart = run == 0 ? 0 : levelRunEnds[run - 1]
-      evaluateContinuous(kind, levels: levelStart..<levelRunEnds[run], stepping: stepping, into: &output)
+      evaluateContinuous(kind, run: run, levels: levelStart..<levelRunEnds[run], stepping: stepping, into: &output)
       run += 1
     }
   }
@@ -705,19 +709,24 @@ struct SequenceArbiter {
   /// constant, so that every switch on it folds away rather than running at every level.
   @inline(__always)
   private mutating func evaluateContinuous(
-    _ kind: GestureKind, levels run: Range<Int>, stepping: Bool, into output: inout [GestureEvent]
+    _ kind: GestureKind, run index: Int, levels run: Range<Int>, stepping: Bool, into output: inout [GestureEvent]
   ) {
     guard bound.continuousKinds.contains(kind) else { return }
     let recognized = recognizers.isRecognized(kind)
     guard recognized || recognizers.isTracking(kind) else { return }
-    // `run` lies within `levels`: the test is always true, and spares the subscripts below
-    // their own bounds checks, at every level of every frame.
-    for i in run where levels.indices.contains(i) {
-      guard recognizers.wouldMove(kind, levels[i]),
-        let measure = recognizers.levelMeasure(kind, along: levels[i].direction)
-      else { continue }
-      let moved = levels[i].follow(measure)
-      if recognized && stepping { fireSteps(level: i, count: levels[i].steps(for: moved), into: &output) }
+    if !(stepWindows.indices.contains(index) && recognizers.isInside(kind, stepWindows[index])) {
+      // `run` lies within `levels`: the test is always true, and spares the subscripts below
+      // their own bounds checks, at every level of every frame.
+      for i in run where levels.indices.contains(i) {
+        guard recognizers.wouldMove(kind, levels[i]),
+          let measure = recognizers.levelMeasure(kind, along: levels[i].direction)
+        else { continue }
+        let moved = levels[i].follow(measure)
+        if recognized && stepping { fireSteps(level: i, count: levels[i].steps(for: moved), into: &output) }
+      }
+      if stepWindows.indices.contains(index), run.upperBound <= levels.count {
+        stepWindows[index].enclose(levels[run])
+      }
     }
     guard stepping, !recognized,
       let direction = recognizers.recognizeIfCrossed(kind, bound.continuous, limits: limits, trace: &tracer)

@@ -15,6 +15,9 @@ protocol GestureMeasure: CustomStringConvertible {
   /// `level.wouldMove(levelMeasure(along: level.direction))`, where a measure may decide it
   /// without working its level measure out.
   func wouldMove(_ level: StepLevel) -> Bool
+  /// What a `StepWindow` is tested on: on each axis (`StepLevel.axis`), the number its
+  /// levels' `quietBounds` are in.
+  var windowCoordinates: (Double, Double) { get }
   /// The bound direction whose recognition threshold the gesture has crossed, if any.
   func crossed(_ bound: [BindingIndex.Continuous], limits: RecognitionLimits) -> Direction?
   /// Puts the values a firing reports (scale, angle, dx/dy) into `event`.
@@ -207,6 +210,16 @@ struct StepLevel {
   /// false where `follow` would move (an infinite measure says true; `follow` declines it).
   func wouldMove(_ measure: Double) -> Bool { measure >= raiseAt || measure <= lowerAt }
 
+  /// Where the measure moves no level: strictly between these, in the measure's
+  /// `windowCoordinates` (a pinch's scale, the others' level measure).
+  var quietBounds: (lower: Double, upper: Double) {
+    kind == .pinch ? (lowerAtScale, raiseAtScale) : (lowerAt, raiseAt)
+  }
+
+  /// Which of the measure's `windowCoordinates` this level reads: a pan's vertical levels
+  /// the second, every other level the first.
+  var axis: Int { kind == .pan && !direction.isHorizontal ? 1 : 0 }
+
   /// `wouldMove(ln scale)` for a pinch's level, the logarithm taken only near the bounds.
   func wouldMove(scale: Double) -> Bool {
     if scale > lowerAtScale && scale < raiseAtScale { return false }
@@ -240,4 +253,34 @@ struct StepLevel {
   var due: Int { direction.raisesLevel ? max(0, level) : max(0, -level) }
 
   static let maximumPerFrame = 1000
+}
+
+/// Where one kind's measure can be without moving any of its step levels: strictly between
+/// `lower` and `upper` on both axes of its `windowCoordinates`. A frame inside it need not
+/// look at the levels one by one. Empty until `enclose` sets it.
+struct StepWindow {
+  private var lower = (Double.infinity, Double.infinity)
+  private var upper = (-Double.infinity, -Double.infinity)
+
+  /// The window inside every one of `levels`' quiet bounds.
+  mutating func enclose(_ levels: ArraySlice<StepLevel>) {
+    lower = (-.infinity, -.infinity)
+    upper = (.infinity, .infinity)
+    for level in levels {
+      let bounds = level.quietBounds
+      if level.axis == 0 {
+        lower.0 = max(lower.0, bounds.lower)
+        upper.0 = min(upper.0, bounds.upper)
+      } else {
+        lower.1 = max(lower.1, bounds.lower)
+        upper.1 = min(upper.1, bounds.upper)
+      }
+    }
+  }
+
+  /// Whether `coordinates` move none of the levels it encloses (false for NaN).
+  @inline(__always)
+  func contains(_ coordinates: (Double, Double)) -> Bool {
+    lower.0 < coordinates.0 && coordinates.0 < upper.0 && lower.1 < coordinates.1 && coordinates.1 < upper.1
+  }
 }

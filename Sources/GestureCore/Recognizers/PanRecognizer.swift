@@ -20,6 +20,8 @@ struct PanMeasure: GestureMeasure {
 
   func levelMeasure(along direction: Direction) -> Double { direction.isHorizontal ? dx : dy }
 
+  var windowCoordinates: (Double, Double) { (dx, dy) }
+
   func crossed(_ bound: [BindingIndex.Continuous], limits: RecognitionLimits) -> Direction? {
     // Every candidate's distance is at least the slop: most frames end here, without the
     // walk over the sequence's bindings.

@@ -25,6 +25,8 @@ struct PinchMeasure: GestureMeasure {
 
   func wouldMove(_ level: StepLevel) -> Bool { level.wouldMove(scale: scale) }
 
+  var windowCoordinates: (Double, Double) { (scale, 0) }
+
   func crossed(_ bound: [BindingIndex.Continuous], limits: RecognitionLimits) -> Direction? {
     let direction: Direction
     if scale <= limits.pinchIn {

@@ -146,6 +146,16 @@ struct RecognizerTable {
     }
   }
 
+  /// Whether `window` holds `kind`'s measure now; false without a measure.
+  func isInside(_ kind: GestureKind, _ window: StepWindow) -> Bool {
+    switch kind {
+    case .pan: pan.measure.map { window.contains($0.windowCoordinates) } ?? false
+    case .pinch: pinch.measure.map { window.contains($0.windowCoordinates) } ?? false
+    case .rotate: rotate.measure.map { window.contains($0.windowCoordinates) } ?? false
+    case .tap, .longPress, .swipe: false
+    }
+  }
+
   /// Whether `level` (of `kind`) moves at its measure now; false without a measure.
   func wouldMove(_ kind: GestureKind, _ level: StepLevel) -> Bool {
     switch kind {
