@@ -50,6 +50,9 @@ struct SequenceArbiter {
   /// For each run of `levels` of `forEachContinuousKind`, where its measure moves none of
   /// them: set after a frame that looked at them one by one, emptied with `levels`.
   private var stepWindows = InlineArray<3, StepWindow>(repeating: StepWindow())
+  /// Where the measures leave `evaluateContinuous` nothing to do: set after it ran, emptied
+  /// with `stepWindows` (only there does a kind start tracking or its levels change outside it).
+  private var quietBox = QuietBox()
   private var recognizers = RecognizerTable()
   /// The sequence's fingers measured from its reference: what the measures, the stream and
   /// the swipe's release speed read.
@@ -475,6 +478,7 @@ struct SequenceArbiter {
     levels.removeAll(keepingCapacity: true)
     levelRunEnds.removeAll(keepingCapacity: true)
     stepWindows = InlineArray(repeating: StepWindow())
+    quietBox = QuietBox()
     dragLevels = 0..<0
     RecognizerTable.forEachSteppingKind { kind in
       let runStart = levels.count
@@ -653,7 +657,7 @@ struct SequenceArbiter {
     guard followsFingers, !track.quantities.isEmpty else { return }
     track.follow(sequence.fingers, geometry: geometry, at: now)
     recognizers.frame(track.frame, kinds: bound.continuousKinds)
-    evaluateContinuous(into: &output)
+    if !quietBox.contains(recognizers.quietCoordinates) { evaluateContinuous(into: &output) }
     if dragging { followDrag(into: &output) }
     if reportsStream, streams.anyStreaming {
       let values = track.values(from: track.reference, geometry: geometry)
@@ -703,6 +707,24 @@ struct SequenceArbiter {
       evaluateContinuous(kind, run: run, levels: levelStart..<levelRunEnds[run], stepping: stepping, into: &output)
       run += 1
     }
+    quietBox = quietBoxNow()
+  }
+
+  /// Where the measures move no level of a live kind and bring no tracking kind to its
+  /// threshold, as the recognizers and levels stand now (a failed or waiting kind bounds
+  /// nothing: it does nothing in `evaluateContinuous`).
+  private func quietBoxNow() -> QuietBox {
+    var box = QuietBox.everywhere
+    var run = 0
+    RecognizerTable.forEachContinuousKind { kind in
+      defer { run += 1 }
+      guard bound.continuousKinds.contains(kind) else { return }
+      let recognized = recognizers.isRecognized(kind)
+      guard recognized || recognizers.isTracking(kind) else { return }
+      if stepWindows.indices.contains(run) { box.narrow(kind, to: stepWindows[run]) }
+      if !recognized { box.narrow(kind, toThresholdsOf: limits) }
+    }
+    return box
   }
 
   /// `evaluateContinuous` for one kind, whose levels are `run`. Inlined with `kind` a

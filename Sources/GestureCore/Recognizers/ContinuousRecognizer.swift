@@ -283,4 +283,65 @@ struct StepWindow {
   func contains(_ coordinates: (Double, Double)) -> Bool {
     lower.0 < coordinates.0 && coordinates.0 < upper.0 && lower.1 < coordinates.1 && coordinates.1 < upper.1
   }
+
+  /// The window on each axis, for a `QuietBox`.
+  var bounds: (lower: (Double, Double), upper: (Double, Double)) { (lower, upper) }
+}
+
+/// Where a sequence's continuous measures (a pan's offset, a pinch's scale, a rotation's
+/// angle) can be with nothing for a frame to do: no step level moves and no tracking kind
+/// reaches its threshold. Strictly inside on every axis; empty (the default) says nothing.
+struct QuietBox {
+  /// dx, dy, scale, angle.
+  private var lower = (Double.infinity, Double.infinity, Double.infinity, Double.infinity)
+  private var upper = (-Double.infinity, -Double.infinity, -Double.infinity, -Double.infinity)
+
+  /// The box that holds everything, to be narrowed by each kind that may still do something.
+  static var everywhere: QuietBox {
+    var box = QuietBox()
+    box.lower = (-.infinity, -.infinity, -.infinity, -.infinity)
+    box.upper = (.infinity, .infinity, .infinity, .infinity)
+    return box
+  }
+
+  /// Narrows the box to `kind`'s step window.
+  mutating func narrow(_ kind: GestureKind, to window: StepWindow) {
+    let (low, high) = window.bounds
+    switch kind {
+    case .pan:
+      narrow(axis: 0, low.0, high.0)
+      narrow(axis: 1, low.1, high.1)
+    case .pinch: narrow(axis: 2, low.0, high.0)
+    case .rotate: narrow(axis: 3, low.0, high.0)
+    case .tap, .longPress, .swipe: break
+    }
+  }
+
+  /// Narrows the box to where a tracking `kind` is not recognized (its `crossed` is nil).
+  mutating func narrow(_ kind: GestureKind, toThresholdsOf limits: RecognitionLimits) {
+    switch kind {
+    case .pan:
+      narrow(axis: 0, -limits.slop, limits.slop)
+      narrow(axis: 1, -limits.slop, limits.slop)
+    case .pinch: narrow(axis: 2, limits.pinchIn, limits.pinchOut)
+    case .rotate: narrow(axis: 3, -limits.rotateAngle, limits.rotateAngle)
+    case .tap, .longPress, .swipe: break
+    }
+  }
+
+  private mutating func narrow(axis: Int, _ low: Double, _ high: Double) {
+    switch axis {
+    case 0: (lower.0, upper.0) = (max(lower.0, low), min(upper.0, high))
+    case 1: (lower.1, upper.1) = (max(lower.1, low), min(upper.1, high))
+    case 2: (lower.2, upper.2) = (max(lower.2, low), min(upper.2, high))
+    default: (lower.3, upper.3) = (max(lower.3, low), min(upper.3, high))
+    }
+  }
+
+  /// Whether the measures (dx, dy, scale, angle) are inside (false for NaN).
+  @inline(__always)
+  func contains(_ m: (Double, Double, Double, Double)) -> Bool {
+    lower.0 < m.0 && m.0 < upper.0 && lower.1 < m.1 && m.1 < upper.1 && lower.2 < m.2 && m.2 < upper.2
+      && lower.3 < m.3 && m.3 < upper.3
+  }
 }

@@ -146,6 +146,12 @@ struct RecognizerTable {
     }
   }
 
+  /// The continuous measures a `QuietBox` holds: dx, dy, scale, angle (0 where a kind has no
+  /// measure, which its box does not bound).
+  var quietCoordinates: (Double, Double, Double, Double) {
+    (pan.measure?.dx ?? 0, pan.measure?.dy ?? 0, pinch.measure?.scale ?? 0, rotate.measure?.angle ?? 0)
+  }
+
   /// Whether `window` holds `kind`'s measure now; false without a measure.
   func isInside(_ kind: GestureKind, _ window: StepWindow) -> Bool {
     switch kind {
