@@ -712,8 +712,9 @@ struct SequenceArbiter {
 
   /// Where the measures move no level of a live kind and bring no tracking kind to its
   /// threshold, as the recognizers and levels stand now (a failed or waiting kind bounds
-  /// nothing: it does nothing in `evaluateContinuous`).
-  private func quietBoxNow() -> QuietBox {
+  /// nothing: it does nothing in `evaluateContinuous`). Mutating (though it changes nothing),
+  /// so that the sequence is read in place rather than copied for the loop over the kinds.
+  private mutating func quietBoxNow() -> QuietBox {
     var box = QuietBox.everywhere
     var run = 0
     RecognizerTable.forEachContinuousKind { kind in
