@@ -305,6 +305,7 @@ struct QuietBox {
   }
 
   /// Narrows the box to `kind`'s step window.
+  @inline(__always)  // With `kind` a constant, so that its switch folds away.
   mutating func narrow(_ kind: GestureKind, to window: StepWindow) {
     let (low, high) = window.bounds
     switch kind {
@@ -318,6 +319,7 @@ struct QuietBox {
   }
 
   /// Narrows the box to where a tracking `kind` is not recognized (its `crossed` is nil).
+  @inline(__always)  // With `kind` a constant, so that its switch folds away.
   mutating func narrow(_ kind: GestureKind, toThresholdsOf limits: RecognitionLimits) {
     switch kind {
     case .pan:
