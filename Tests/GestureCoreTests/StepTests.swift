@@ -25,6 +25,158 @@ struct StepTests {
     #expect(level.level == 0)
   }
 
+  @Test func aPinchLevelDecidesOnItsScaleAsOnTheScalesLogarithm() {
+    let width = naturalLog(1.1)
+    for start in -3...3 {
+      var level = StepLevel(binding: 0, kind: .pinch, direction: .out, width: width, level: start)
+      for bound in [start - 1, start + 1] {
+        let edge = naturalExp(Double(bound) * width)
+        var scales = [edge, edge.nextUp, edge.nextDown, edge.nextUp.nextUp, edge.nextDown.nextDown]
+        for relative in [1e-12, 1e-10, 1e-8, 1e-3] { scales += [edge * (1 + relative), edge * (1 - relative)] }
+        for scale in scales {
+          #expect(level.wouldMove(scale: scale) == level.wouldMove(naturalLog(scale)), "level \(start), scale \(scale)")
+        }
+      }
+      for scale in [0, 1, Double.infinity, Double.nan, 1e-300] {
+        #expect(level.wouldMove(scale: scale) == level.wouldMove(naturalLog(scale)), "level \(start), scale \(scale)")
+      }
+      // After the level moved, its bounds are the new level's.
+      _ = level.follow(naturalLog(1.1 * 1.1 * 1.1) + Double(start) * width)
+      let raised = naturalExp(Double(level.level + 1) * width)
+      #expect(level.wouldMove(scale: raised.nextUp.nextUp) == level.wouldMove(naturalLog(raised.nextUp.nextUp)))
+      #expect(!level.wouldMove(scale: naturalExp(Double(level.level) * width)))
+    }
+  }
+
+  @Test func aStepWindowHoldsOnlyMeasuresThatMoveNoneOfItsLevels() {
+    var random = SplitMix64(seed: 0x57e9)
+    for kind in [GestureKind.pan, .pinch, .rotate] {
+      let directions: [Direction] =
+        switch kind {
+        case .pan: [.left, .right, .up, .down]
+        case .pinch: [.in, .out]
+        default: [.clockwise, .counterclockwise]
+        }
+      // As a sequence's levels stand: one level (they follow one measure), widths of their own.
+      let level = Int(random.next() % 5) - 2
+      let levels = directions.enumerated().map { n, direction in
+        let width = kind == .pinch ? naturalLog(1.1 + 0.05 * Double(n)) : 10 + 2 * Double(n)
+        return StepLevel(binding: n, kind: kind, direction: direction, width: width, level: level)
+      }
+      var window = StepWindow()
+      #expect(!window.contains((1, 0)), "an empty window holds nothing")
+      window.enclose(levels[...])
+      var inside = 0
+      for _ in 0..<2000 {
+        let first = Double(Int(random.next() % 8001) - 4000) / 100
+        let second = Double(Int(random.next() % 8001) - 4000) / 100
+        let coordinates = kind == .pinch ? (naturalExp(first / 20), 0.0) : (first, kind == .pan ? second : 0)
+        let moves = levels.contains { level in
+          if kind == .pinch { return level.wouldMove(scale: coordinates.0) }
+          return level.wouldMove(level.axis == 0 ? coordinates.0 : coordinates.1)
+        }
+        if window.contains(coordinates) {
+          inside += 1
+          #expect(!moves, "\(kind) at \(coordinates)")
+        }
+      }
+      #expect(inside > 0, "\(kind): the test reached the window")
+      #expect(!window.contains((.nan, 0)))
+    }
+  }
+
+  @Test func aSequenceSteppingIsNotHeldToTheLastSequencesLevels() {
+    var t = Touches()
+    // Two fingers, then three, each pan 8 mm right: under the first's 10 mm step, past the
+    // second's 5 mm.
+    for (fingers, start) in [(2, 0.0), (3, 1000.0)] {
+      for f in 1...fingers { t.down(f, 60 + 20 * Double(f), 50, at: start) }
+      for step in 1...8 {
+        for f in 1...fingers { t.move(f, 60 + 20 * Double(f) + Double(step), 50, at: start + 100 + Double(step) * 10) }
+      }
+      for f in 1...fingers { t.up(f, at: start + 300) }
+    }
+    let bindings = [bind(.pan, fingers: 2, .right, step: 10), bind(.pan, fingers: 3, .right, step: 5)]
+    let fired = run(t, profile(bindings))
+    #expect(fired.filter { $0.event.binding == 0 }.isEmpty)
+    #expect(fired.filter { $0.event.binding == 1 }.map(\.event.phase) == [.step(1), .end(steps: 1)])
+  }
+
+  @Test func aQuietBoxHoldsOnlyMeasuresThatMoveNoLevelAndCrossNoThreshold() {
+    var random = SplitMix64(seed: 0x9b0c)
+    let limits = RecognitionLimits(Thresholds(), slop: 4)
+    let kinds: [(GestureKind, [Direction], Double)] = [
+      (.pan, [.left, .right, .up, .down], 12), (.pinch, [.in, .out], naturalLog(1.1)),
+      (.rotate, [.clockwise, .counterclockwise], 15),
+    ]
+    var bound: [BindingIndex.Continuous] = []
+    var levels: [GestureKind: [StepLevel]] = [:]
+    for (kind, directions, width) in kinds {
+      let level = Int(random.next() % 3) - 1
+      levels[kind] = directions.map { StepLevel(binding: 0, kind: kind, direction: $0, width: width, level: level) }
+      bound += directions.map { BindingIndex.Continuous(binding: 0, kind: kind, direction: $0, width: width) }
+    }
+    // Each kind tracking (its levels and its threshold bound the box) or recognized (its levels).
+    for recognized in [[GestureKind](), [.pan], [.pinch, .rotate], [.pan, .pinch, .rotate]] {
+      var box = QuietBox.everywhere
+      for (kind, _, _) in kinds {
+        var window = StepWindow()
+        window.enclose(levels[kind]![...])
+        box.narrow(kind, to: window)
+        if !recognized.contains(kind) { box.narrow(kind, toThresholdsOf: limits) }
+      }
+      var inside = 0
+      for _ in 0..<4000 {
+        let m = (
+          Double(Int(random.next() % 6001) - 3000) / 100, Double(Int(random.next() % 6001) - 3000) / 100,
+          naturalExp(Double(Int(random.next() % 601) - 300) / 1000), Double(Int(random.next() % 6001) - 3000) / 100
+        )
+        guard box.contains(m) else { continue }
+        inside += 1
+        var pan = PanMeasure()
+        pan.update(MotionFrame(dx: m.0, dy: m.1, span: 0, turn: 0))
+        var pinch = PinchMeasure(baseline: 10)
+        pinch.update(MotionFrame(dx: 0, dy: 0, span: 10 * m.2, turn: 0))
+        var rotate = RotateMeasure()
+        rotate.update(MotionFrame(dx: 0, dy: 0, span: 0, turn: m.3))
+        let moves =
+          levels[.pan]!.contains { pan.wouldMove($0) } || levels[.pinch]!.contains { pinch.wouldMove($0) }
+          || levels[.rotate]!.contains { rotate.wouldMove($0) }
+        #expect(!moves, "\(m)")
+        if !recognized.contains(.pan) { #expect(pan.crossed(bound, limits: limits) == nil, "\(m)") }
+        if !recognized.contains(.pinch) { #expect(pinch.crossed(bound, limits: limits) == nil, "\(m)") }
+        if !recognized.contains(.rotate) { #expect(rotate.crossed(bound, limits: limits) == nil, "\(m)") }
+      }
+      #expect(inside > 0, "\(recognized): the test reached the box")
+    }
+    #expect(!QuietBox().contains((0, 0, 1, 0)), "an empty box holds nothing")
+    #expect(!QuietBox.everywhere.contains((.nan, 0, 1, 0)))
+  }
+
+  @Test func aSequenceIsNotHeldToWhereTheLastSequenceHadNothingToDo() {
+    var t = Touches()
+    // Two fingers pan right past the 20 mm step and back to where they began: the level is 0
+    // again, and nothing moves it within 20 mm either way.
+    let out = (1...25).map(Double.init) + (0...24).reversed().map(Double.init) + [-1]
+    t.down(1, 80, 50, at: 0)
+    t.down(2, 100, 50, at: 0)
+    for (n, dx) in out.enumerated() {
+      for f in 1...2 { t.move(f, 60 + 20 * Double(f) + dx, 50, at: 100 + Double(n) * 10) }
+    }
+    for f in 1...2 { t.up(f, at: 800) }
+    // Three fingers, while they land (100 ms), pan 17 mm right and back to 11 mm: their 5 mm
+    // steps' level reaches 3 and stays there (a level falls only a whole step back).
+    for f in 1...3 { t.down(f, 60 + 20 * Double(f), 50, at: 1000) }
+    for (n, dx) in [3.0, 6, 9, 12, 15, 17, 14, 11].enumerated() {
+      for f in 1...3 { t.move(f, 60 + 20 * Double(f) + dx, 50, at: 1010 + Double(n) * 10) }
+    }
+    for f in 1...3 { t.up(f, at: 1300) }
+    let bindings = [bind(.pan, fingers: 2, .right, step: 20), bind(.pan, fingers: 3, .right, step: 5)]
+    let fired = run(t, profile(bindings))
+    #expect(fired.filter { $0.event.binding == 0 }.map(\.event.phase) == [.step(1), .end(steps: 1)])
+    #expect(fired.filter { $0.event.binding == 1 }.last?.event.phase == .end(steps: 3))
+  }
+
   @Test func traceNumbersNeverTrap() {
     // Int(...) of a Double past Int.max traps; a broken device can report such distances.
     #expect(formatted(9.3e17) == "9.3e+17")

@@ -331,11 +331,15 @@ struct GestureArbiter {
     frameSequence = shared.state.isActive ? shared.sequence.number : firstActiveIndependent
     // What the sequences trace and decide is taken once, after the frame: a sequence's lines
     // stay together, and the shared sequence's come in the order they happened.
-    for change in changes {
-      switch change.phase {
-      case .began: began(change, into: &output)
-      case .moved: moved(change, into: &output)
-      case .ended, .cancelled: ended(change, frame: changes, into: &output)
+    if hasIndependentRegions {
+      changesWithRegions(changes, into: &output)
+    } else {
+      for change in changes {
+        switch change.phase {
+        case .began: began(change, into: &output)
+        case .moved: moved(change, into: &output)
+        case .ended, .cancelled: ended(change, frame: changes, into: &output)
+        }
       }
     }
     shared.frameEnded(into: &output)
@@ -347,6 +351,22 @@ struct GestureArbiter {
     shared.earliestDue(&next, &found)
     if hasIndependentRegions { independentFramesEnded(&next, &found, into: &output) }
     nextDeadline = withStuckContactDue(next, found)
+  }
+
+  /// `process`'s loop over a frame's changes where the profile has independent regions, with
+  /// the moves into independent sequences inlined (`movedWithRegions`), since most moves are
+  /// theirs; a loop of its own, so that the loop without regions stays as it was.
+  @inline(never)
+  private mutating func changesWithRegions(
+    _ changes: UnsafeBufferPointer<ContactChange>, into output: inout [GestureEvent]
+  ) {
+    for change in changes {
+      switch change.phase {
+      case .began: began(change, into: &output)
+      case .moved: movedWithRegions(change, into: &output)
+      case .ended, .cancelled: ended(change, frame: changes, into: &output)
+      }
+    }
   }
 
   /// Each independent sequence's frame ends, and what it has due then lowers `next`.
@@ -448,16 +468,7 @@ struct GestureArbiter {
   /// finger's position.
   @inline(__always)
   private mutating func moved(_ change: ContactChange, into output: inout [GestureEvent]) {
-    guard let (c, contact) = movedContact(change.id) else {
-      impossible("contact \(change.id) moved without landing")
-      return
-    }
-    guard !contact.dropped else { return }
-    if slopLimit.isExceeded(bySquared: geometry.squaredDistance(contact.anchor, change.position)) {
-      contacts[c].anchor = change.position
-      contacts[c].anchorTime = now
-      if contact.anchorTime.microseconds == oldestAnchor { oldestAnchorKnown = false }
-    }
+    guard let (c, contact) = anchoredContact(change) else { return }
     let k = contact.sequence
     if k == 0 {
       shared.moved(change, likely: c, into: &output)
@@ -466,6 +477,39 @@ struct GestureArbiter {
     }
   }
 
+  /// `moved` where the profile has independent regions, with the move into an independent
+  /// sequence inlined.
+  @inline(__always)
+  private mutating func movedWithRegions(_ change: ContactChange, into output: inout [GestureEvent]) {
+    guard let (c, contact) = anchoredContact(change) else { return }
+    let k = contact.sequence
+    if k == 0 {
+      shared.moved(change, likely: c, into: &output)
+    } else {
+      independent[k - 1].now = now
+      independent[k - 1].moved(change, likely: c, into: &output)
+    }
+  }
+
+  /// The moved contact, its anchor followed (where and since when it rests, for
+  /// `stuck-contact`) and where it is in `contacts`; nil when it is not followed.
+  @inline(__always)
+  private mutating func anchoredContact(_ change: ContactChange) -> (index: Int, contact: Contact)? {
+    guard let (c, contact) = movedContact(change.id) else {
+      impossible("contact \(change.id) moved without landing")
+      return nil
+    }
+    guard !contact.dropped else { return nil }
+    if slopLimit.isExceeded(bySquared: geometry.squaredDistance(contact.anchor, change.position)) {
+      contacts[c].anchor = change.position
+      contacts[c].anchorTime = now
+      if contact.anchorTime.microseconds == oldestAnchor { oldestAnchorKnown = false }
+    }
+    return (c, contact)
+  }
+
+  /// Out of line: `moved` runs while `hasIndependentRegions` is false, when no contact is in
+  /// an independent sequence, so its loop stays small.
   @inline(never)
   private mutating func independentMoved(
     _ k: Int, _ change: ContactChange, likely c: Int, into output: inout [GestureEvent]

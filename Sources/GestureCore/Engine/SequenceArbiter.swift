@@ -47,6 +47,12 @@ struct SequenceArbiter {
   /// Where each kind's run of `levels` ends, in the order of `RecognizerTable.forEachContinuousKind`
   /// (set with `levels`, so that a frame need not look for the runs).
   private var levelRunEnds: [Int] = []
+  /// For each run of `levels` of `forEachContinuousKind`, where its measure moves none of
+  /// them: set after a frame that looked at them one by one, emptied with `levels`.
+  private var stepWindows = InlineArray<3, StepWindow>(repeating: StepWindow())
+  /// Where the measures leave `evaluateContinuous` nothing to do: set after it ran, emptied
+  /// with `stepWindows` (only there does a kind start tracking or its levels change outside it).
+  private var quietBox = QuietBox()
   private var recognizers = RecognizerTable()
   /// The sequence's fingers measured from its reference: what the measures, the stream and
   /// the swipe's release speed read.
@@ -471,6 +477,8 @@ struct SequenceArbiter {
     if reportsStream || !bound.kinds.isDisjoint(with: kindsNeedingRates) { quantities.insert(.rates) }
     levels.removeAll(keepingCapacity: true)
     levelRunEnds.removeAll(keepingCapacity: true)
+    stepWindows = InlineArray(repeating: StepWindow())
+    quietBox = QuietBox()
     dragLevels = 0..<0
     RecognizerTable.forEachSteppingKind { kind in
       let runStart = levels.count
@@ -649,7 +657,7 @@ struct SequenceArbiter {
     guard followsFingers, !track.quantities.isEmpty else { return }
     track.follow(sequence.fingers, geometry: geometry, at: now)
     recognizers.frame(track.frame, kinds: bound.continuousKinds)
-    evaluateContinuous(into: &output)
+    if !quietBox.contains(recognizers.quietCoordinates) { evaluateContinuous(into: &output) }
     if dragging { followDrag(into: &output) }
     if reportsStream, streams.anyStreaming {
       let values = track.values(from: track.reference, geometry: geometry)
@@ -696,28 +704,52 @@ struct SequenceArbiter {
     var run = 0
     RecognizerTable.forEachContinuousKind { kind in
       let levelStart = run == 0 ? 0 : levelRunEnds[run - 1]
-      evaluateContinuous(kind, levels: levelStart..<levelRunEnds[run], stepping: stepping, into: &output)
+      evaluateContinuous(kind, run: run, levels: levelStart..<levelRunEnds[run], stepping: stepping, into: &output)
       run += 1
     }
+    quietBox = quietBoxNow()
+  }
+
+  /// Where the measures move no level of a live kind and bring no tracking kind to its
+  /// threshold, as the recognizers and levels stand now (a failed or waiting kind bounds
+  /// nothing: it does nothing in `evaluateContinuous`). Mutating (though it changes nothing),
+  /// so that the sequence is read in place rather than copied for the loop over the kinds.
+  private mutating func quietBoxNow() -> QuietBox {
+    var box = QuietBox.everywhere
+    var run = 0
+    RecognizerTable.forEachContinuousKind { kind in
+      defer { run += 1 }
+      guard bound.continuousKinds.contains(kind) else { return }
+      let recognized = recognizers.isRecognized(kind)
+      guard recognized || recognizers.isTracking(kind) else { return }
+      if stepWindows.indices.contains(run) { box.narrow(kind, to: stepWindows[run]) }
+      if !recognized { box.narrow(kind, toThresholdsOf: limits) }
+    }
+    return box
   }
 
   /// `evaluateContinuous` for one kind, whose levels are `run`. Inlined with `kind` a
   /// constant, so that every switch on it folds away rather than running at every level.
   @inline(__always)
   private mutating func evaluateContinuous(
-    _ kind: GestureKind, levels run: Range<Int>, stepping: Bool, into output: inout [GestureEvent]
+    _ kind: GestureKind, run index: Int, levels run: Range<Int>, stepping: Bool, into output: inout [GestureEvent]
   ) {
     guard bound.continuousKinds.contains(kind) else { return }
     let recognized = recognizers.isRecognized(kind)
     guard recognized || recognizers.isTracking(kind) else { return }
-    // `run` lies within `levels`: the test is always true, and spares the subscripts below
-    // their own bounds checks, at every level of every frame.
-    for i in run where levels.indices.contains(i) {
-      guard let measure = recognizers.levelMeasure(kind, along: levels[i].direction),
-        levels[i].wouldMove(measure)
-      else { continue }
-      let moved = levels[i].follow(measure)
-      if recognized && stepping { fireSteps(level: i, count: levels[i].steps(for: moved), into: &output) }
+    if !(stepWindows.indices.contains(index) && recognizers.isInside(kind, stepWindows[index])) {
+      // `run` lies within `levels`: the test is always true, and spares the subscripts below
+      // their own bounds checks, at every level of every frame.
+      for i in run where levels.indices.contains(i) {
+        guard recognizers.wouldMove(kind, levels[i]),
+          let measure = recognizers.levelMeasure(kind, along: levels[i].direction)
+        else { continue }
+        let moved = levels[i].follow(measure)
+        if recognized && stepping { fireSteps(level: i, count: levels[i].steps(for: moved), into: &output) }
+      }
+      if stepWindows.indices.contains(index), run.upperBound <= levels.count {
+        stepWindows[index].enclose(levels[run])
+      }
     }
     guard stepping, !recognized,
       let direction = recognizers.recognizeIfCrossed(kind, bound.continuous, limits: limits, trace: &tracer)

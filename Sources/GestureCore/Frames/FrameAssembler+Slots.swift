@@ -93,25 +93,23 @@ extension FrameAssembler {
       let event = events[index]
       guard event.time.microseconds <= latest else { break }
       if event.type == EventType.abs {
-        // The slot is tested as an index of `slots` (-1 fails it), which spares the
-        // subscript's own bounds check.
-        switch event.code {
-        case AbsCode.mtPositionX:
+        let code = event.code
+        // A position (x or y, adjacent codes) in one test. The slot is tested as an index of
+        // `slots` (-1 fails it), which spares the subscript's own bounds check.
+        if code &- AbsCode.mtPositionX < 2 {
           if slots.indices.contains(slot) {
-            slots[slot].x = event.value
+            if code == AbsCode.mtPositionX { slots[slot].x = event.value } else { slots[slot].y = event.value }
             dirty |= 1 << UInt64(slot)
           }
-        case AbsCode.mtPositionY:
-          if slots.indices.contains(slot) {
-            slots[slot].y = event.value
-            dirty |= 1 << UInt64(slot)
+        } else {
+          switch code {
+          case AbsCode.mtSlot:
+            slot = event.value >= 0 && Int(event.value) < slotCount ? Int(event.value) : -1
+          case AbsCode.mtTrackingID, AbsCode.mtToolType, AbsCode.mtTouchMajor:
+            break scan
+          default:
+            break
           }
-        case AbsCode.mtSlot:
-          slot = event.value >= 0 && Int(event.value) < slotCount ? Int(event.value) : -1
-        case AbsCode.mtTrackingID, AbsCode.mtToolType, AbsCode.mtTouchMajor:
-          break scan
-        default:
-          break
         }
       } else if event.type != EventType.msc {
         break

@@ -13,6 +13,8 @@ func atan2Degrees(_ y: Double, _ x: Double) -> Double {
 
 func naturalLog(_ x: Double) -> Double { log(x) }
 
+func naturalExp(_ x: Double) -> Double { exp(x) }
+
 /// `sqrt(squared) > limit`, decided without the square root except within a few ulps of
 /// the limit, where the root is taken: the same answer as the root would give, bit for bit.
 /// For the per-frame slop checks (every moving contact, every frame).

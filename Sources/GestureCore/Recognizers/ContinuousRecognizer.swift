@@ -12,10 +12,20 @@ protocol GestureMeasure: CustomStringConvertible {
   /// The measure step levels are counted on, along `direction`'s axis (growing towards the
   /// directions that raise a level); see `ContinuousMeasure`.
   func levelMeasure(along direction: Direction) -> Double
+  /// `level.wouldMove(levelMeasure(along: level.direction))`, where a measure may decide it
+  /// without working its level measure out.
+  func wouldMove(_ level: StepLevel) -> Bool
+  /// What a `StepWindow` is tested on: on each axis (`StepLevel.axis`), the number its
+  /// levels' `quietBounds` are in.
+  var windowCoordinates: (Double, Double) { get }
   /// The bound direction whose recognition threshold the gesture has crossed, if any.
   func crossed(_ bound: [BindingIndex.Continuous], limits: RecognitionLimits) -> Direction?
   /// Puts the values a firing reports (scale, angle, dx/dy) into `event`.
   func report(into event: inout GestureEvent)
+}
+
+extension GestureMeasure {
+  func wouldMove(_ level: StepLevel) -> Bool { level.wouldMove(levelMeasure(along: level.direction)) }
 }
 
 /// The thresholds the continuous measures are recognized at (from `Thresholds`, `tap-slop`
@@ -169,6 +179,11 @@ struct StepLevel {
   /// the level moves rather than at every frame's `wouldMove`.
   private var raiseAt: Double
   private var lowerAt: Double
+  /// For a pinch, whose measure is the logarithm of its scale: scales strictly between these
+  /// (the exponentials of `lowerAt` and `raiseAt`, a little inside) cannot move the level, so
+  /// most frames need no logarithm (`wouldMove(scale:)`).
+  private var lowerAtScale = Double.infinity
+  private var raiseAtScale = -Double.infinity
   /// Steps fired so far in this sequence (K of the last one).
   var fired = 0
 
@@ -180,12 +195,36 @@ struct StepLevel {
     self.level = level
     raiseAt = Double(level + 1) * width
     lowerAt = Double(level - 1) * width
+    setScaleBounds()
+  }
+
+  private mutating func setScaleBounds() {
+    guard kind == .pinch else { return }
+    // Far wider margins than the few ulps by which exp and log may be off.
+    lowerAtScale = naturalExp(lowerAt) * (1 + 1e-9)
+    raiseAtScale = naturalExp(raiseAt) * (1 - 1e-9)
   }
 
   /// Whether `follow(measure)` may move the level: most frames it does not, and this reads
   /// the level without the write (and the array's uniqueness check) of `follow`. Never
   /// false where `follow` would move (an infinite measure says true; `follow` declines it).
   func wouldMove(_ measure: Double) -> Bool { measure >= raiseAt || measure <= lowerAt }
+
+  /// Where the measure moves no level: strictly between these, in the measure's
+  /// `windowCoordinates` (a pinch's scale, the others' level measure).
+  var quietBounds: (lower: Double, upper: Double) {
+    kind == .pinch ? (lowerAtScale, raiseAtScale) : (lowerAt, raiseAt)
+  }
+
+  /// Which of the measure's `windowCoordinates` this level reads: a pan's vertical levels
+  /// the second, every other level the first.
+  var axis: Int { kind == .pan && !direction.isHorizontal ? 1 : 0 }
+
+  /// `wouldMove(ln scale)` for a pinch's level, the logarithm taken only near the bounds.
+  func wouldMove(scale: Double) -> Bool {
+    if scale > lowerAtScale && scale < raiseAtScale { return false }
+    return wouldMove(naturalLog(scale))
+  }
 
   /// Moves the level to follow `measure`; returns the signed number of levels moved.
   /// Bounded so that an absurd measure cannot flood the output in one frame.
@@ -203,6 +242,7 @@ struct StepLevel {
     }
     raiseAt = Double(level + 1) * width
     lowerAt = Double(level - 1) * width
+    setScaleBounds()
     return moved
   }
 
@@ -213,4 +253,97 @@ struct StepLevel {
   var due: Int { direction.raisesLevel ? max(0, level) : max(0, -level) }
 
   static let maximumPerFrame = 1000
+}
+
+/// Where one kind's measure can be without moving any of its step levels: strictly between
+/// `lower` and `upper` on both axes of its `windowCoordinates`. A frame inside it need not
+/// look at the levels one by one. Empty until `enclose` sets it.
+struct StepWindow {
+  private var lower = (Double.infinity, Double.infinity)
+  private var upper = (-Double.infinity, -Double.infinity)
+
+  /// The window inside every one of `levels`' quiet bounds.
+  mutating func enclose(_ levels: ArraySlice<StepLevel>) {
+    lower = (-.infinity, -.infinity)
+    upper = (.infinity, .infinity)
+    for level in levels {
+      let bounds = level.quietBounds
+      if level.axis == 0 {
+        lower.0 = max(lower.0, bounds.lower)
+        upper.0 = min(upper.0, bounds.upper)
+      } else {
+        lower.1 = max(lower.1, bounds.lower)
+        upper.1 = min(upper.1, bounds.upper)
+      }
+    }
+  }
+
+  /// Whether `coordinates` move none of the levels it encloses (false for NaN).
+  @inline(__always)
+  func contains(_ coordinates: (Double, Double)) -> Bool {
+    lower.0 < coordinates.0 && coordinates.0 < upper.0 && lower.1 < coordinates.1 && coordinates.1 < upper.1
+  }
+
+  /// The window on each axis, for a `QuietBox`.
+  var bounds: (lower: (Double, Double), upper: (Double, Double)) { (lower, upper) }
+}
+
+/// Where a sequence's continuous measures (a pan's offset, a pinch's scale, a rotation's
+/// angle) can be with nothing for a frame to do: no step level moves and no tracking kind
+/// reaches its threshold. Strictly inside on every axis; empty (the default) says nothing.
+struct QuietBox {
+  /// dx, dy, scale, angle.
+  private var lower = (Double.infinity, Double.infinity, Double.infinity, Double.infinity)
+  private var upper = (-Double.infinity, -Double.infinity, -Double.infinity, -Double.infinity)
+
+  /// The box that holds everything, to be narrowed by each kind that may still do something.
+  static var everywhere: QuietBox {
+    var box = QuietBox()
+    box.lower = (-.infinity, -.infinity, -.infinity, -.infinity)
+    box.upper = (.infinity, .infinity, .infinity, .infinity)
+    return box
+  }
+
+  /// Narrows the box to `kind`'s step window.
+  @inline(__always)  // With `kind` a constant, so that its switch folds away.
+  mutating func narrow(_ kind: GestureKind, to window: StepWindow) {
+    let (low, high) = window.bounds
+    switch kind {
+    case .pan:
+      narrow(axis: 0, low.0, high.0)
+      narrow(axis: 1, low.1, high.1)
+    case .pinch: narrow(axis: 2, low.0, high.0)
+    case .rotate: narrow(axis: 3, low.0, high.0)
+    case .tap, .longPress, .swipe: break
+    }
+  }
+
+  /// Narrows the box to where a tracking `kind` is not recognized (its `crossed` is nil).
+  @inline(__always)  // With `kind` a constant, so that its switch folds away.
+  mutating func narrow(_ kind: GestureKind, toThresholdsOf limits: RecognitionLimits) {
+    switch kind {
+    case .pan:
+      narrow(axis: 0, -limits.slop, limits.slop)
+      narrow(axis: 1, -limits.slop, limits.slop)
+    case .pinch: narrow(axis: 2, limits.pinchIn, limits.pinchOut)
+    case .rotate: narrow(axis: 3, -limits.rotateAngle, limits.rotateAngle)
+    case .tap, .longPress, .swipe: break
+    }
+  }
+
+  private mutating func narrow(axis: Int, _ low: Double, _ high: Double) {
+    switch axis {
+    case 0: (lower.0, upper.0) = (max(lower.0, low), min(upper.0, high))
+    case 1: (lower.1, upper.1) = (max(lower.1, low), min(upper.1, high))
+    case 2: (lower.2, upper.2) = (max(lower.2, low), min(upper.2, high))
+    default: (lower.3, upper.3) = (max(lower.3, low), min(upper.3, high))
+    }
+  }
+
+  /// Whether the measures (dx, dy, scale, angle) are inside (false for NaN).
+  @inline(__always)
+  func contains(_ m: (Double, Double, Double, Double)) -> Bool {
+    lower.0 < m.0 && m.0 < upper.0 && lower.1 < m.1 && m.1 < upper.1 && lower.2 < m.2 && m.2 < upper.2
+      && lower.3 < m.3 && m.3 < upper.3
+  }
 }

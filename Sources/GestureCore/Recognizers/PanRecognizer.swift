@@ -20,10 +20,17 @@ struct PanMeasure: GestureMeasure {
 
   func levelMeasure(along direction: Direction) -> Double { direction.isHorizontal ? dx : dy }
 
+  var windowCoordinates: (Double, Double) { (dx, dy) }
+
+  @inline(__always)  // Asked every frame of a sequence a pan may still be; most end at the guard.
   func crossed(_ bound: [BindingIndex.Continuous], limits: RecognitionLimits) -> Direction? {
     // Every candidate's distance is at least the slop: most frames end here, without the
     // walk over the sequence's bindings.
     guard abs(dx) >= limits.slop || abs(dy) >= limits.slop else { return nil }
+    return crossedBeyondSlop(bound, limits: limits)
+  }
+
+  private func crossedBeyondSlop(_ bound: [BindingIndex.Continuous], limits: RecognitionLimits) -> Direction? {
     for candidate in bound where candidate.kind == .pan {
       let along = levelMeasure(along: candidate.direction) * (candidate.direction.raisesLevel ? 1 : -1)
       if along >= max(candidate.step ?? 0, limits.slop) { return candidate.direction }

@@ -8,8 +8,6 @@ struct PinchMeasure: GestureMeasure {
   var baseline: Double
   /// Distance now / baseline.
   private(set) var scale = 1.0
-  /// ln `scale`, the measure levels follow: worked out once per frame, not once per level.
-  private var logScale = 0.0
 
   static func reference(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Result<Self, RecognizerFailure> {
     let span = MotionTrack.span(fingers, centroid: MotionTrack.centroid(fingers), geometry: geometry)
@@ -20,10 +18,14 @@ struct PinchMeasure: GestureMeasure {
   @inline(__always)  // See RecognizerTable.frame.
   mutating func update(_ motion: MotionFrame) {
     scale = motion.span / baseline
-    logScale = naturalLog(scale)
   }
 
-  func levelMeasure(along direction: Direction) -> Double { logScale }
+  /// ln `scale`: worked out only where a level may move (`wouldMove`).
+  func levelMeasure(along direction: Direction) -> Double { naturalLog(scale) }
+
+  func wouldMove(_ level: StepLevel) -> Bool { level.wouldMove(scale: scale) }
+
+  var windowCoordinates: (Double, Double) { (scale, 0) }
 
   func crossed(_ bound: [BindingIndex.Continuous], limits: RecognitionLimits) -> Direction? {
     let direction: Direction

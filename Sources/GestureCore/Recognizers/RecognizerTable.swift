@@ -146,6 +146,32 @@ struct RecognizerTable {
     }
   }
 
+  /// The continuous measures a `QuietBox` holds: dx, dy, scale, angle (0 where a kind has no
+  /// measure, which its box does not bound).
+  var quietCoordinates: (Double, Double, Double, Double) {
+    (pan.measure?.dx ?? 0, pan.measure?.dy ?? 0, pinch.measure?.scale ?? 0, rotate.measure?.angle ?? 0)
+  }
+
+  /// Whether `window` holds `kind`'s measure now; false without a measure.
+  func isInside(_ kind: GestureKind, _ window: StepWindow) -> Bool {
+    switch kind {
+    case .pan: pan.measure.map { window.contains($0.windowCoordinates) } ?? false
+    case .pinch: pinch.measure.map { window.contains($0.windowCoordinates) } ?? false
+    case .rotate: rotate.measure.map { window.contains($0.windowCoordinates) } ?? false
+    case .tap, .longPress, .swipe: false
+    }
+  }
+
+  /// Whether `level` (of `kind`) moves at its measure now; false without a measure.
+  func wouldMove(_ kind: GestureKind, _ level: StepLevel) -> Bool {
+    switch kind {
+    case .pan: pan.measure?.wouldMove(level) ?? false
+    case .pinch: pinch.measure?.wouldMove(level) ?? false
+    case .rotate: rotate.measure?.wouldMove(level) ?? false
+    case .tap, .longPress, .swipe: false
+    }
+  }
+
   func levelMeasure(_ kind: GestureKind, along direction: Direction) -> Double? {
     switch kind {
     case .pan: pan.measure?.levelMeasure(along: direction)

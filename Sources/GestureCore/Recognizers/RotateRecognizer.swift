@@ -17,6 +17,8 @@ struct RotateMeasure: GestureMeasure {
 
   func levelMeasure(along direction: Direction) -> Double { angle }
 
+  var windowCoordinates: (Double, Double) { (angle, 0) }
+
   @inline(__always)  // Asked every frame of a two-finger sequence; most end at the guard.
   func crossed(_ bound: [BindingIndex.Continuous], limits: RecognitionLimits) -> Direction? {
     guard abs(angle) >= limits.rotateAngle else { return nil }
