@@ -28,8 +28,7 @@ struct DeliveryTests {
   }
 
   @Test(
-    "three views, two handlers on each: at most one hop per frame, however many handlers a frame calls",
-    .enabled(if: coreReportsStream, "the core in this build does not report the continuous stream yet"))
+    "three views, two handlers on each: at most one hop per frame, however many handlers a frame calls")
   func oneHopPerFrame() async throws {
     let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
     let calls = Mutex<(count: Int, frames: Set<Duration>)>((0, []))

@@ -6,21 +6,6 @@ import TouchScript
 
 @testable import TouchGestures
 
-/// Whether the core in this build reports the continuous stream (a pinch replayed with
-/// `reportsStream` gives stream events): the end-to-end motion tests need it.
-let coreReportsStream: Bool = {
-  let script = panel + "pinch at=100ms center=0.5,0.5 from=30mm to=60mm duration=400ms\n"
-  guard let text = try? TouchScript.parse(script, file: "probe.touch").evemuText(),
-    let recording = try? EvemuParser.parse(text, file: "probe.evemu"), let device = recording.device
-  else { return false }
-  var profile = Profile(name: "probe")
-  profile.bindings = [Binding(gesture: .pinch, direction: .out)]
-  let result = Replay.run(
-    device: device, events: recording.events, configuration: Configuration(profiles: [profile]),
-    reportsStream: true)
-  return !result.stream.isEmpty
-}()
-
 /// A stream event of sequence 1 with the values given.
 func streamEvent(
   _ gesture: GestureKind, _ phase: GestureStreamEvent.Phase, ms: Int64, sequence: Int = 1, fingers: Int = 2,
@@ -103,8 +88,7 @@ struct MotionTests {
   }
 
   @Test(
-    "a pinch on one view and a pan on another, at once, each followed from began to ended",
-    .enabled(if: coreReportsStream, "the core in this build does not report the continuous stream yet"))
+    "a pinch on one view and a pan on another, at once, each followed from began to ended")
   func endToEnd() async throws {
     let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
     let left = screen.addView("left", frame: ViewFrame(x: 0, y: 0, width: 0.5, height: 1))
@@ -132,8 +116,7 @@ struct MotionTests {
   }
 
   @Test(
-    "a transform group: one value per frame with scale and rotation; a removed view's gesture is cancelled",
-    .enabled(if: coreReportsStream, "the core in this build does not report the continuous stream yet"))
+    "a transform group: one value per frame with scale and rotation; a removed view's gesture is cancelled")
   func transformAndRemoval() async throws {
     let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
     let photo = screen.addView("photo", frame: ViewFrame(x: 0, y: 0, width: 0.5, height: 1))
@@ -170,8 +153,7 @@ struct MotionTests {
   }
 
   @Test(
-    "a simultaneous group is per view: a transform view's gestures share, a plain view's first one wins",
-    .enabled(if: coreReportsStream, "the core in this build does not report the continuous stream yet"))
+    "a simultaneous group is per view: a transform view's gestures share, a plain view's first one wins")
   func groupPerView() async throws {
     let screen = TouchScreen(queue: DispatchQueue(label: "test.handlers"))
     let map = screen.addView("map", frame: ViewFrame(x: 0, y: 0, width: 1.0 / 3, height: 1))
