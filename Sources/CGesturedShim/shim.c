@@ -149,7 +149,8 @@ __attribute__((noreturn)) static void child_exec(struct child_report *report, co
                                                  char *const argv[], char *const envp[],
                                                  int stdout_fd, int stderr_fd,
                                                  const struct gestured_credentials *credentials,
-                                                 const struct gestured_child_setup *setup) {
+                                                 const struct gestured_child_setup *setup,
+                                                 const cpu_set_t *affinity) {
   /* A new session (and process group) without a controlling terminal: the daemon's, if it
    * has one, must not be reachable (TIOCSTI) from a command. */
   if (setsid() < 0) child_fail(report, "setsid");
@@ -224,11 +225,24 @@ __attribute__((noreturn)) static void child_exec(struct child_report *report, co
   if (setup != NULL && setup->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     child_fail(report, "prctl PR_SET_NO_NEW_PRIVS");
 
+  /* The command runs where the daemon may run. Should that fail (the CPUs went offline in
+   * between), it runs on the one CPU: slower, not wrong. */
+  if (affinity != NULL) (void)sched_setaffinity(0, sizeof *affinity, affinity);
+
   sigset_t no_signals;
   sigemptyset(&no_signals);
   sigprocmask(SIG_SETMASK, &no_signals, NULL);
   execve(path, argv, envp);
   child_fail(report, "execve");
+}
+
+/* Back to `affinity`, or to every CPU if its CPUs went offline meanwhile: the daemon must
+ * not stay on one CPU. */
+static void restore_affinity(const cpu_set_t *affinity) {
+  if (sched_setaffinity(0, sizeof *affinity, affinity) == 0) return;
+  cpu_set_t every_cpu;
+  memset(&every_cpu, 0xff, sizeof every_cpu);
+  (void)sched_setaffinity(0, sizeof every_cpu, &every_cpu);
 }
 
 struct gestured_spawn_result gestured_spawn(const char *path, char *const argv[],
@@ -238,15 +252,31 @@ struct gestured_spawn_result gestured_spawn(const char *path, char *const argv[]
   struct gestured_spawn_result result = {0, 0, NULL};
   struct child_report report = {0, NULL};
 
+  /* The child starts on this thread's CPU, which the thread leaves idle while it waits for
+   * the exec, rather than on another CPU woken for it; it takes the daemon's affinity back
+   * before exec. Without a mask to restore (more CPUs than a cpu_set_t holds), it starts
+   * wherever the kernel puts it. */
+  cpu_set_t affinity;
+  int cpu = sched_getcpu();
+  int pinned = cpu >= 0 && cpu < CPU_SETSIZE && sched_getaffinity(0, sizeof affinity, &affinity) == 0;
+  if (pinned) {
+    cpu_set_t here;
+    CPU_ZERO(&here);
+    CPU_SET(cpu, &here);
+    pinned = sched_setaffinity(0, sizeof here, &here) == 0;
+  }
+
   /* Until its dispositions are reset, the child must not run one of our signal handlers:
    * it would run on our memory. So every signal stays blocked across vfork. */
   sigset_t every_signal, previous_mask;
   sigfillset(&every_signal);
   pthread_sigmask(SIG_SETMASK, &every_signal, &previous_mask);
   pid_t pid = vfork();
-  if (pid == 0) child_exec(&report, path, argv, envp, stdout_fd, stderr_fd, credentials, setup);
+  if (pid == 0)
+    child_exec(&report, path, argv, envp, stdout_fd, stderr_fd, credentials, setup, pinned ? &affinity : NULL);
   int vfork_error = errno;
   pthread_sigmask(SIG_SETMASK, &previous_mask, NULL);
+  if (pinned) restore_affinity(&affinity);
 
   if (pid < 0) {
     result.error = -vfork_error;

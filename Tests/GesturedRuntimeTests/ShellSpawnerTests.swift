@@ -36,6 +36,28 @@ struct ShellSpawnerTests {
     return try #require(directory.read(file)).split(separator: "\n").map(String.init)
   }
 
+  /// The calling thread's CPUs as /proc shows them (its `Cpus_allowed_list` line).
+  static func cpusAllowed(_ status: String? = readFile("/proc/thread-self/status")) -> String? {
+    status?.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") }.map(String.init)
+  }
+
+  /// Whether this thread may run on more than one CPU ("0-1", "0,2"), so that holding it to
+  /// one shows.
+  static var mayRunOnSeveralCPUs: Bool {
+    cpusAllowed()?.split(separator: ":").last.map { $0.contains("-") || $0.contains(",") } ?? false
+  }
+
+  /// The spawn holds the daemon's thread to its CPU only until the exec: the command runs
+  /// where the daemon may run, and the daemon keeps its own CPUs after it.
+  @Test(.enabled(if: mayRunOnSeveralCPUs, "this process may run on one CPU only"))
+  func theCommandAndTheDaemonKeepTheDaemonsCPUs() throws {
+    let before = try #require(Self.cpusAllowed())
+    let status = try run("cat /proc/$$/status > '\(directory.path)/status'")
+    #expect(status == .exited(0))
+    #expect(Self.cpusAllowed(directory.read("status")) == before)
+    #expect(Self.cpusAllowed() == before)
+  }
+
   @Test func theEnvironmentIsExactlyTheDocumentedOne() throws {
     let profile = reportProfile()
     var actions = reportActions()

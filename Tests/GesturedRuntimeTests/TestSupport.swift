@@ -47,19 +47,7 @@ final class TemporaryDirectory {
   func file(_ name: String) -> String { path + "/" + name }
 
   /// The file's contents, or nil when it cannot be read.
-  func read(_ name: String) -> String? {
-    let descriptor = open(file(name), O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return nil }
-    defer { close(descriptor) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-      let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-      if count <= 0 { break }
-      bytes += chunk[0..<count]
-    }
-    return String(decoding: bytes, as: UTF8.self)
-  }
+  func read(_ name: String) -> String? { readFile(file(name)) }
 }
 
 /// Small evemu texts of our own for the command tests.
@@ -168,4 +156,19 @@ func directoryEntries(_ path: String) -> [String]? {
       })
   }
   return names
+}
+
+/// The whole file at `path` as text; nil if it cannot be opened.
+func readFile(_ path: String) -> String? {
+  let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+  guard descriptor >= 0 else { return nil }
+  defer { close(descriptor) }
+  var bytes: [UInt8] = []
+  var chunk = [UInt8](repeating: 0, count: 4096)
+  while true {
+    let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+    if count <= 0 { break }
+    bytes += chunk[0..<count]
+  }
+  return String(decoding: bytes, as: UTF8.self)
 }

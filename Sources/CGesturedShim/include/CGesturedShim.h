@@ -112,7 +112,8 @@ struct gestured_child_setup {
  * blocked, reads stdin from /dev/null, and inherits no descriptor above 2. `stdout_fd` and
  * `stderr_fd` become its stdout and stderr (-1 keeps the daemon's); pass descriptors above
  * 2. With `credentials` (NULL: the daemon's own user) it takes them before it execs, and
- * with `setup` (NULL: none) its limits, umask and directory. Does not wait for the child
+ * with `setup` (NULL: none) its limits, umask and directory. It runs its steps before exec
+ * on the caller's CPU and execs with the caller's CPU affinity. Does not wait for the child
  * beyond its exec.
  *
  * Why C: Swift cannot call vfork (it returns twice) nor run code in the child between fork
