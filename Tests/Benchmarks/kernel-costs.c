@@ -2,7 +2,8 @@
 // `make bench-vm` (BENCHMARKS.md, row "kernel costs"): one wake-up of a process blocked in
 // epoll_wait by a datagram from another (the recognizer waking the launcher), a key chord
 // written to a uinput keyboard (a `key:` action), a log line appended to a file, and a
-// command started with vfork as gestured does or with fork as lisgd does. Each figure is
+// command started with vfork as gestured does (its child held to the parent's CPU until
+// the exec, and for comparison started anywhere) or with fork as lisgd does. Each figure is
 // the CPU time (CLOCK_PROCESS_CPUTIME_ID) of the process doing it, per operation, the
 // median of ROUNDS rounds; set against gestured's and lisgd's ticks per firing they show
 // how much of each firing is the kernel's under this VM.
@@ -10,6 +11,7 @@
 //   kernel-costs SCRATCH_DIR [ROUNDS]     (prints one line per operation)
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <sched.h>
 #include <linux/uinput.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,26 +168,48 @@ static void log_lines(const char *directory, int rounds) {
 }
 
 // The parent's share of starting `sh -c 'echo R >> FILE'` and collecting it: with vfork and
-// a pidfd (gestured) or fork with SIGCHLD ignored (lisgd, whose children reap themselves).
+// a pidfd, the child held to the parent's CPU until its exec (gestured) or started where the
+// kernel puts it; or with fork and SIGCHLD ignored (lisgd, whose children reap themselves).
+enum spawn_way { VFORK_ON_PARENTS_CPU, VFORK_ANYWHERE, FORK_ANYWHERE };
+
+static pid_t start_child(enum spawn_way way, char **arguments, char **environment) {
+  cpu_set_t saved, here;
+  int pinned = 0;
+  if (way == VFORK_ON_PARENTS_CPU && sched_getaffinity(0, sizeof saved, &saved) == 0) {
+    CPU_ZERO(&here);
+    CPU_SET(sched_getcpu(), &here);
+    pinned = sched_setaffinity(0, sizeof here, &here) == 0;
+  }
+  pid_t child = way == FORK_ANYWHERE ? fork() : vfork();
+  if (child == 0) {
+    if (pinned) sched_setaffinity(0, sizeof saved, &saved);
+    setsid();
+    execve(arguments[0], arguments, environment);
+    _exit(127);
+  }
+  if (pinned) sched_setaffinity(0, sizeof saved, &saved);
+  return child;
+}
+
 static void spawns(const char *directory, int rounds) {
   char command[4200];
   snprintf(command, sizeof command, "echo R >> %s/kernel-costs.out", directory);
   char *arguments[] = {"/bin/sh", "-c", command, NULL};
   char *environment[] = {"PATH=/usr/bin:/bin", NULL};
-  for (int with_vfork = 1; with_vfork >= 0; with_vfork--) {
+  static const char *names[] = {
+      [VFORK_ON_PARENTS_CPU] = "command started with vfork on the parent's CPU, watched with a pidfd and reaped (the parent's share)",
+      [VFORK_ANYWHERE] = "the same, the child started where the kernel puts it (the parent's share)",
+      [FORK_ANYWHERE] = "command started with fork (the parent's share)",
+  };
+  for (enum spawn_way way = VFORK_ON_PARENTS_CPU; way <= FORK_ANYWHERE; way++) {
     double per_round[MAXIMUM_ROUNDS];
     for (int round = 0; round < rounds; round++) {
       long long spent = 0;
       for (int i = 0; i < OPERATIONS_PER_ROUND; i++) {
         pause_ms(20);
         long long start = cpu_ns();
-        pid_t child = with_vfork ? vfork() : fork();
-        if (child == 0) {
-          setsid();
-          execve(arguments[0], arguments, environment);
-          _exit(127);
-        }
-        int pidfd = with_vfork ? (int)syscall(SYS_pidfd_open, child, 0) : -1;
+        pid_t child = start_child(way, arguments, environment);
+        int pidfd = way != FORK_ANYWHERE ? (int)syscall(SYS_pidfd_open, child, 0) : -1;
         spent += cpu_ns() - start;
         if (pidfd >= 0) {
           int epoll = epoll_create1(EPOLL_CLOEXEC);
@@ -203,9 +227,7 @@ static void spawns(const char *directory, int rounds) {
       }
       per_round[round] = spent / 1000.0 / OPERATIONS_PER_ROUND;
     }
-    report(with_vfork ? "command started with vfork, watched with a pidfd and reaped (the parent's share)"
-                      : "command started with fork (the parent's share)",
-           per_round, rounds);
+    report(names[way], per_round, rounds);
   }
 }
 
