@@ -276,7 +276,8 @@ struct MotionTrack {
   static func degreesTurned(from a: (dx: Double, dy: Double), to b: (dx: Double, dy: Double)) -> Double {
     let cross = a.dx * b.dy - a.dy * b.dx
     let dot = a.dx * b.dx + a.dy * b.dy
-    if dot > 0, dot < .infinity, abs(cross) <= dot * smallTangent {
+    // Strict, so that a line of no length (both products 0) takes the headings.
+    if abs(cross) < dot * smallTangent {
       return arctangentOfSmall(cross / dot) * 180 / Double.pi
     }
     var delta = atan2Degrees(b.dy, b.dx) - atan2Degrees(a.dy, a.dx)
