@@ -718,14 +718,21 @@ struct SequenceArbiter {
     var box = QuietBox.everywhere
     var run = 0
     RecognizerTable.forEachContinuousKind { kind in
-      defer { run += 1 }
-      guard bound.continuousKinds.contains(kind) else { return }
-      let recognized = recognizers.isRecognized(kind)
-      guard recognized || recognizers.isTracking(kind) else { return }
-      if stepWindows.indices.contains(run) { box.narrow(kind, to: stepWindows[run]) }
-      if !recognized { box.narrow(kind, toThresholdsOf: limits) }
+      narrowQuietBox(&box, kind, run: run)
+      run += 1
     }
     return box
+  }
+
+  /// `quietBoxNow` for one kind, whose levels are `run`. Inlined with `kind` a constant, as
+  /// `evaluateContinuous(_:run:…)`, so that the closure over the kinds is inlined too.
+  @inline(__always)
+  private func narrowQuietBox(_ box: inout QuietBox, _ kind: GestureKind, run: Int) {
+    guard bound.continuousKinds.contains(kind) else { return }
+    let recognized = recognizers.isRecognized(kind)
+    guard recognized || recognizers.isTracking(kind) else { return }
+    if stepWindows.indices.contains(run) { box.narrow(kind, to: stepWindows[run]) }
+    if !recognized { box.narrow(kind, toThresholdsOf: limits) }
   }
 
   /// `evaluateContinuous` for one kind, whose levels are `run`. Inlined with `kind` a
