@@ -308,7 +308,8 @@ struct SequenceArbiter {
     guard route != nil else { return false }
     now = time
     frameEnded(into: &output)
-    if isDone { route = nil }
+    // Contacts first: while it has some, the rest of `isDone` need not be read.
+    if liveContacts == 0, isDone { route = nil }
     return true
   }
 
