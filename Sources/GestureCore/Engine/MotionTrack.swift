@@ -244,6 +244,14 @@ struct MotionTrack {
   static func centroid(_ fingers: [SequenceFinger]) -> Point {
     var x = 0.0
     var y = 0.0
+    // Two fingers, the most common count, without the loop's set-up: the same sums.
+    if fingers.count == 2 {
+      x += fingers[0].current.x
+      y += fingers[0].current.y
+      x += fingers[1].current.x
+      y += fingers[1].current.y
+      return Point(x: x / 2, y: y / 2)
+    }
     for finger in fingers {
       x += finger.current.x
       y += finger.current.y
