@@ -250,6 +250,13 @@ struct GestureArbiter {
     for k in independent.indices { _ = independent[k].earliestDueOnRoute(&next, &found) }
   }
 
+  /// Whether every sequence's kept due is current (`SequenceArbiter.knownDueIsCurrent`).
+  mutating func knownDuesAreCurrent() -> Bool {
+    var current = shared.knownDueIsCurrent()
+    for k in independent.indices { current = independent[k].knownDueIsCurrent() && current }
+    return current
+  }
+
   /// The number of the first independent sequence active now.
   private func independentFirstActive() -> Int? {
     independent.first { $0.route != nil && $0.state.isActive }?.sequence.number
