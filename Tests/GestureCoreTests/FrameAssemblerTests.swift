@@ -146,6 +146,20 @@ struct FrameAssemblerTests {
     #expect(panel.assembler.activeContacts == 1)
   }
 
+  @Test("Protocol B: the batch loop reads each event's type and code where RawEvent holds them")
+  func slotEventKeysAreTheEventsTypeAndCode() {
+    #expect(SlotEventKey.layoutHolds)
+    let events: [(UInt16, UInt16)] = [
+      (EventType.abs, AbsCode.mtPositionX), (EventType.abs, AbsCode.mtPositionY), (EventType.abs, AbsCode.mtSlot),
+      (EventType.abs, AbsCode.mtTrackingID), (EventType.msc, 0x05), (EventType.syn, 0), (EventType.key, 0x14a),
+    ]
+    for (type, code) in events {
+      let event = RawEvent(time: Timestamp(microseconds: 1), type: type, code: code, value: -1)
+      let read = withUnsafeBytes(of: event) { $0.load(fromByteOffset: SlotEventKey.offset, as: UInt32.self) }
+      #expect(read == SlotEventKey.of(type: type, code: code), "type \(type) code \(code)")
+    }
+  }
+
   @Test("Protocol B: a position change reports moved at the new position")
   func protocolBMoves() throws {
     let panel = Panel(protocolBDevice(slots: 10))

@@ -87,6 +87,46 @@ struct MotionTrackTests {
     #expect(abs(t.values(from: t.reference, geometry: geometry).angle + 400) < 1e-6)
   }
 
+  @Test func theSmallTangentSeriesIsTheArctangentToAnUlp() {
+    for i in -20_000...20_000 {
+      let t = MotionTrack.smallTangent * Double(i) / 20_000
+      let exact = atan(t)
+      #expect(abs(MotionTrack.arctangentOfSmall(t) - exact) <= exact.ulp, "t = \(t)")
+    }
+  }
+
+  @Test func aFramesTurnIsTheDifferenceOfTheLinesHeadings() {
+    var random = SplitMix64(seed: 0x7a11)
+    func uniform(_ range: ClosedRange<Double>) -> Double {
+      range.lowerBound + (range.upperBound - range.lowerBound) * Double(random.next() >> 11) / 0x1p53
+    }
+    func line(_ length: Double, _ degrees: Double) -> (dx: Double, dy: Double) {
+      (length * cos(degrees * Double.pi / 180), length * sin(degrees * Double.pi / 180))
+    }
+    func headingsDifference(_ a: (dx: Double, dy: Double), _ b: (dx: Double, dy: Double)) -> Double {
+      var delta = atan2Degrees(b.dy, b.dx) - atan2Degrees(a.dy, a.dx)
+      if delta > 180 { delta -= 360 }
+      if delta < -180 { delta += 360 }
+      return delta
+    }
+    for _ in 0..<20_000 {
+      let heading = uniform(-180...180)
+      // Mostly what one frame turns; sometimes far more, up to nearly half a turn either way.
+      let turned = random.next() % 4 == 0 ? uniform(-179...179) : uniform(-5...5)
+      let a = line(uniform(0.5...300), heading)
+      let b = line(uniform(0.5...300), heading + turned)
+      let difference = headingsDifference(a, b)
+      #expect(abs(MotionTrack.degreesTurned(from: a, to: b) - difference) < 1e-12, "\(a) → \(b)")
+    }
+    // Fingers on one point: the headings of whatever the lines are, as before.
+    let degenerate = [
+      ((0.0, 0.0), (3.0, 4.0)), ((3.0, 4.0), (0.0, 0.0)), ((0.0, 0.0), (0.0, 0.0)), ((-2.0, 0.0), (0.0, 0.0)),
+    ]
+    for (a, b) in degenerate {
+      #expect(MotionTrack.degreesTurned(from: a, to: b) == headingsDifference(a, b))
+    }
+  }
+
   @Test func aRestBetweenFramesHoldsTheFingersStill() {
     // Slow for 500 ms, no frame for 300 ms (resting), then 30 mm in 50 ms: the last 100 ms
     // hold 50 ms of rest and the flick, 300 mm/s over the window.

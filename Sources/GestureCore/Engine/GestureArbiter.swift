@@ -14,6 +14,9 @@ struct GestureArbiter {
     var id: UInt32
     /// Dropped as stuck: ignored until it lifts. After `id`, so that the two share a word.
     var dropped = false
+    /// Where its finger probably is among its independent sequence's (which holds fewer
+    /// contacts than `contacts`, so the contact's own index is no guide). Beside `dropped`.
+    var finger: UInt8 = 0
     /// Where it last moved more than `tap-slop`, and when: stuck-contact detection.
     var anchor: Point
     var anchorTime: Timestamp
@@ -247,6 +250,13 @@ struct GestureArbiter {
     for k in independent.indices { _ = independent[k].earliestDueOnRoute(&next, &found) }
   }
 
+  /// Whether every sequence's kept due is current (`SequenceArbiter.knownDueIsCurrent`).
+  mutating func knownDuesAreCurrent() -> Bool {
+    var current = shared.knownDueIsCurrent()
+    for k in independent.indices { current = independent[k].knownDueIsCurrent() && current }
+    return current
+  }
+
   /// The number of the first independent sequence active now.
   private func independentFirstActive() -> Int? {
     independent.first { $0.route != nil && $0.state.isActive }?.sequence.number
@@ -428,6 +438,7 @@ struct GestureArbiter {
       if independent[k - 1].began(change, number: &lastSequence, into: &output), frameSequence == nil {
         frameSequence = lastSequence
       }
+      contacts[contacts.count - 1].finger = UInt8(truncatingIfNeeded: independent[k - 1].sequence.fingerCount - 1)
     }
   }
 
@@ -487,7 +498,7 @@ struct GestureArbiter {
       shared.moved(change, likely: c, into: &output)
     } else {
       independent[k - 1].now = now
-      independent[k - 1].moved(change, likely: c, into: &output)
+      independent[k - 1].moved(change, likely: Int(contact.finger), into: &output)
     }
   }
 

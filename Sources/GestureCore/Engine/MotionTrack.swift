@@ -157,7 +157,8 @@ struct MotionTrack {
   /// Degrees the line from the first finger to the second has turned since the reference,
   /// clockwise positive, followed frame to frame so that turns past 180° count.
   private(set) var turn = 0.0
-  private var lastHeading = 0.0
+  /// The line from the first finger to the second (mm) when `turn` was last followed.
+  private var lastLine = (dx: 0.0, dy: 0.0)
   private(set) var sampler = MotionSampler()
 
   /// The fingers' count changed before the count was fixed: everything is measured afresh
@@ -170,7 +171,7 @@ struct MotionTrack {
     turn = 0
     dx = 0
     dy = 0
-    if (all || quantities.contains(.turn)) && fingers.count >= 2 { lastHeading = Self.heading(fingers, geometry) }
+    if (all || quantities.contains(.turn)) && fingers.count >= 2 { lastLine = Self.line(fingers, geometry) }
     centroid = Self.centroid(fingers)
     span = all || quantities.contains(.span) ? Self.span(fingers, centroid: centroid, geometry: geometry) : 0
     reference = MotionReference(centroid: centroid, span: span, turn: 0)
@@ -188,12 +189,9 @@ struct MotionTrack {
     }
     if all || quantities.contains(.span) { span = Self.span(fingers, centroid: centroid, geometry: geometry) }
     if all || quantities.contains(.turn), fingers.count >= 2 {
-      let heading = Self.heading(fingers, geometry)
-      var delta = heading - lastHeading
-      if delta > 180 { delta -= 360 }
-      if delta < -180 { delta += 360 }
-      turn += delta
-      lastHeading = heading
+      let line = Self.line(fingers, geometry)
+      turn += Self.degreesTurned(from: lastLine, to: line)
+      lastLine = line
     }
     if all { sampler.append(sample(at: time, geometry: geometry)) }
   }
@@ -246,6 +244,14 @@ struct MotionTrack {
   static func centroid(_ fingers: [SequenceFinger]) -> Point {
     var x = 0.0
     var y = 0.0
+    // Two fingers, the most common count, without the loop's set-up: the same sums.
+    if fingers.count == 2 {
+      x += fingers[0].current.x
+      y += fingers[0].current.y
+      x += fingers[1].current.x
+      y += fingers[1].current.y
+      return Point(x: x / 2, y: y / 2)
+    }
     for finger in fingers {
       x += finger.current.x
       y += finger.current.y
@@ -267,8 +273,41 @@ struct MotionTrack {
   }
 
   @inline(__always)  // Into `follow`, so that the geometry is read where it is.
-  static func heading(_ fingers: [SequenceFinger], _ geometry: PanelGeometry) -> Double {
-    let d = geometry.millimetres(from: fingers[0].current, to: fingers[1].current)
-    return atan2Degrees(d.dy, d.dx)
+  static func line(_ fingers: [SequenceFinger], _ geometry: PanelGeometry) -> (dx: Double, dy: Double) {
+    geometry.millimetres(from: fingers[0].current, to: fingers[1].current)
+  }
+
+  /// Degrees from line `a` to line `b`, clockwise positive, -180...180. A frame turns the
+  /// line a little: then the arctangent of the tangent between the two lines is a short
+  /// series, cheaper than the headings' `atan2`; otherwise it is the headings' difference.
+  @inline(__always)
+  static func degreesTurned(from a: (dx: Double, dy: Double), to b: (dx: Double, dy: Double)) -> Double {
+    let cross = a.dx * b.dy - a.dy * b.dx
+    let dot = a.dx * b.dx + a.dy * b.dy
+    // Strict, so that a line of no length (both products 0) takes the headings.
+    if abs(cross) < dot * smallTangent {
+      return arctangentOfSmall(cross / dot) * 180 / Double.pi
+    }
+    var delta = atan2Degrees(b.dy, b.dx) - atan2Degrees(a.dy, a.dx)
+    if delta > 180 { delta -= 360 }
+    if delta < -180 { delta += 360 }
+    return delta
+  }
+
+  /// The tangents up to which `arctangentOfSmall` is within an ulp or so of the arctangent.
+  static let smallTangent = 0.0625
+
+  /// atan(t) for |t| ≤ `smallTangent`, by its Taylor series, whose first term left out is
+  /// far below an ulp of the sum there.
+  @inline(__always)
+  static func arctangentOfSmall(_ t: Double) -> Double {
+    let t2 = t * t
+    var sum = 1.0 / 13
+    sum = sum * t2 - 1.0 / 11
+    sum = sum * t2 + 1.0 / 9
+    sum = sum * t2 - 1.0 / 7
+    sum = sum * t2 + 1.0 / 5
+    sum = sum * t2 - 1.0 / 3
+    return t + t * t2 * sum
   }
 }

@@ -35,7 +35,10 @@ struct SequenceArbiter {
   var liveContacts = 0
   private(set) var sequence = TouchSequence()
   private(set) var state = SequenceState.idle {
-    didSet { followsFingers = state.isActive && !state.isClosed }
+    didSet {
+      followsFingers = state.isActive && !state.isClosed
+      dueIsKnown = false
+    }
   }
   /// Active and not closed: where its fingers are is still read. Kept with `state`, so
   /// that a move tests one flag rather than matching the state twice.
@@ -72,7 +75,9 @@ struct SequenceArbiter {
   /// `swipe-min-speed`).
   private let kindsNeedingRates: GestureKindSet
   /// The tap chain: the taps of successive sequences that wait for more.
-  private var chain = MultiTapRecognizer()
+  private var chain = MultiTapRecognizer() {
+    didSet { dueIsKnown = false }
+  }
   /// The kind whose recognitions wait in the chain (`Recognizer.waitsInChain`).
   private let chainKind = GestureKind.allCases.first { RecognizerTable.recognizer(of: $0).waitsInChain }
   /// The kinds bound in the current sequence's region, for any finger count.
@@ -200,10 +205,44 @@ struct SequenceArbiter {
 
   // MARK: Time
 
+  /// What this sequence has due (`ownDue`) as last worked out, while `dueIsKnown`: most
+  /// frames change nothing it is worked out from. A change of the state or the tap chain
+  /// forgets it (their observers), as does a recognizer's move (`recognizerMoved`); a
+  /// sequence's start (its time, its region, its recognizers reset) comes with both. Never
+  /// kept while forwarding, since a held touch's end depends on the time.
+  private var knownDue = (next: Int64.max, found: false)
+  private var dueIsKnown = false
+
+  /// Whether what `earliestDue` keeps is what the state gives now: for the tests of the
+  /// changes that must forget it.
+  mutating func knownDueIsCurrent() -> Bool {
+    guard dueIsKnown else { return true }
+    let now = ownDue()
+    return knownDue.next == now.next && knownDue.found == now.found
+  }
+
+  /// A recognizer moved on: its time may have come or gone.
+  @inline(__always)
+  private mutating func recognizerMoved() { dueIsKnown = false }
+
   /// Lowers `next` to the earliest time this sequence has something due (`found`: whether
   /// anything is). Mutating (though it changes nothing), as `heldTouchDeadline`.
   @inline(__always)
   mutating func earliestDue(_ next: inout Int64, _ found: inout Bool) {
+    if !dueIsKnown {
+      knownDue = ownDue()
+      dueIsKnown = !forwarding
+    }
+    if knownDue.found, knownDue.next <= next {
+      next = knownDue.next
+      found = true
+    }
+  }
+
+  /// The earliest time this sequence has something due, worked out from its state.
+  private mutating func ownDue() -> (next: Int64, found: Bool) {
+    var next = Int64.max
+    var found = false
     func consider(_ t: Timestamp) {
       if t.microseconds <= next {
         next = t.microseconds
@@ -221,6 +260,7 @@ struct SequenceArbiter {
       }
       if forwarding, let held = heldTouchDeadline() { consider(held) }
     }
+    return (next, found)
   }
 
   /// `earliestDue` for a value of the independent regions' pool, if it serves one: one
@@ -279,7 +319,10 @@ struct SequenceArbiter {
     var reached = RecognizerActions.TimeReached(
       sequence: SequenceAtDeadline(
         isOpenWithEveryFinger: state == .open && sequence.fingersDown == sequence.fingerCount, bound: bound.kinds))
-    if recognizers.apply(kind, &reached, trace: &tracer) { settled(kind, into: &output) }
+    if recognizers.apply(kind, &reached, trace: &tracer) {
+      recognizerMoved()
+      settled(kind, into: &output)
+    }
   }
 
   /// After a deadline run: a sequence left without contacts ends.
@@ -308,7 +351,8 @@ struct SequenceArbiter {
     guard route != nil else { return false }
     now = time
     frameEnded(into: &output)
-    if isDone { route = nil }
+    // Contacts first: while it has some, the rest of `isDone` need not be read.
+    if liveContacts == 0, isDone { route = nil }
     return true
   }
 
@@ -542,7 +586,10 @@ struct SequenceArbiter {
         end: SequenceEnd(
           fingers: sequence.fingers, duration: now - sequence.startTime, geometry: geometry, thresholds: thresholds,
           isOpen: state == .open, track: track))
-      if recognizers.apply(kind, &up, trace: &tracer) { settled(kind, into: &output) }
+      if recognizers.apply(kind, &up, trace: &tracer) {
+        recognizerMoved()
+        settled(kind, into: &output)
+      }
     }
     if case .claimed = state { endSteps(.lift, into: &output) }
     transition(.lastFingerUp)
@@ -556,8 +603,9 @@ struct SequenceArbiter {
   @inline(__always)
   private mutating func forEachRecognizer<A: RecognizerAction>(_ action: inout A, into output: inout [GestureEvent]) {
     RecognizerTable.forEachKind { kind in
-      if recognizers.apply(kind, &action, trace: &tracer), recognizers.ask(kind, RecognizerQueries.Chain()).waits {
-        chainHears(kind, into: &output)
+      if recognizers.apply(kind, &action, trace: &tracer) {
+        recognizerMoved()
+        if recognizers.ask(kind, RecognizerQueries.Chain()).waits { chainHears(kind, into: &output) }
       }
     }
   }
@@ -718,14 +766,21 @@ struct SequenceArbiter {
     var box = QuietBox.everywhere
     var run = 0
     RecognizerTable.forEachContinuousKind { kind in
-      defer { run += 1 }
-      guard bound.continuousKinds.contains(kind) else { return }
-      let recognized = recognizers.isRecognized(kind)
-      guard recognized || recognizers.isTracking(kind) else { return }
-      if stepWindows.indices.contains(run) { box.narrow(kind, to: stepWindows[run]) }
-      if !recognized { box.narrow(kind, toThresholdsOf: limits) }
+      narrowQuietBox(&box, kind, run: run)
+      run += 1
     }
     return box
+  }
+
+  /// `quietBoxNow` for one kind, whose levels are `run`. Inlined with `kind` a constant, as
+  /// `evaluateContinuous(_:run:…)`, so that the closure over the kinds is inlined too.
+  @inline(__always)
+  private func narrowQuietBox(_ box: inout QuietBox, _ kind: GestureKind, run: Int) {
+    guard bound.continuousKinds.contains(kind) else { return }
+    let recognized = recognizers.isRecognized(kind)
+    guard recognized || recognizers.isTracking(kind) else { return }
+    if stepWindows.indices.contains(run) { box.narrow(kind, to: stepWindows[run]) }
+    if !recognized { box.narrow(kind, toThresholdsOf: limits) }
   }
 
   /// `evaluateContinuous` for one kind, whose levels are `run`. Inlined with `kind` a

@@ -83,33 +83,34 @@ extension FrameAssembler {
   /// slot and the touched slots in registers. Stops at the first other event (a frame's
   /// end, a contact's start or end, a tool type) or the first stamped after `latest`
   /// (something falls due before it); returns its index, for `feed`.
+  @inline(__always)  // Into the engine's loop, its one caller.
   mutating func takeSlotPositions(_ events: UnsafeBufferPointer<RawEvent>, from start: Int, latest: Int64) -> Int {
     guard !droppingUntilReport else { return start }
     startFrameIfDelivered()
     var index = start
     var slot = currentSlot
     var dirty = dirtySlots
+    let base = UnsafeRawPointer(events.baseAddress)
     scan: while index < events.count {
       let event = events[index]
       guard event.time.microseconds <= latest else { break }
-      if event.type == EventType.abs {
-        let code = event.code
-        // A position (x or y, adjacent codes) in one test. The slot is tested as an index of
-        // `slots` (-1 fails it), which spares the subscript's own bounds check.
-        if code &- AbsCode.mtPositionX < 2 {
-          if slots.indices.contains(slot) {
-            if code == AbsCode.mtPositionX { slots[slot].x = event.value } else { slots[slot].y = event.value }
-            dirty |= 1 << UInt64(slot)
-          }
-        } else {
-          switch code {
-          case AbsCode.mtSlot:
-            slot = event.value >= 0 && Int(event.value) < slotCount ? Int(event.value) : -1
-          case AbsCode.mtTrackingID, AbsCode.mtToolType, AbsCode.mtTouchMajor:
-            break scan
-          default:
-            break
-          }
+      // An event's type and code as one number (`SlotEventKey`); `base` is set, since
+      // `events` holds this event.
+      let key = base.unsafelyUnwrapped.load(
+        fromByteOffset: index &* MemoryLayout<RawEvent>.stride &+ SlotEventKey.offset, as: UInt32.self)
+      // A position (x or y, adjacent codes) in one test. The slot is tested as an index of
+      // `slots` (-1 fails it), which spares the subscript's own bounds check.
+      if (key &- SlotEventKey.positionX) & ~SlotEventKey.axisStep == 0 {
+        if slots.indices.contains(slot) {
+          if key == SlotEventKey.positionX { slots[slot].x = event.value } else { slots[slot].y = event.value }
+          dirty |= 1 << UInt64(slot)
+        }
+      } else if key == SlotEventKey.slot {
+        slot = Int(UInt32(bitPattern: event.value)) < slotCount ? Int(event.value) : -1
+      } else if event.type == EventType.abs {
+        switch event.code {
+        case AbsCode.mtTrackingID, AbsCode.mtToolType, AbsCode.mtTouchMajor: break scan
+        default: break
         }
       } else if event.type != EventType.msc {
         break

@@ -109,6 +109,7 @@ public struct FrameAssembler: Sendable {
       mode = .inert
       slotCount = 0
     }
+    precondition(SlotEventKey.layoutHolds, "RawEvent no longer holds its type and code as SlotEventKey reads them")
     slots = InlineArray(repeating: Slot())
     self.slotCount = slotCount
     let anonymousCount = mode == .anonymous ? Self.maximumContacts : 0
@@ -279,5 +280,36 @@ public struct FrameAssembler: Sendable {
 
   static func isIgnoredTool(_ toolType: Int32) -> Bool {
     toolType == ToolType.pen || toolType == ToolType.palm
+  }
+}
+
+/// How `takeSlotPositions` reads an event's type and code: as one 32-bit number where they
+/// lie side by side in a `RawEvent`, so that a position or a slot selection is one
+/// comparison rather than a test of the type and then of the code.
+enum SlotEventKey {
+  /// Where the type is in a `RawEvent`, the code right after it (`layoutHolds`).
+  static let offset = 8
+
+  /// What is read at `offset` of an event of `type` and `code`.
+  static func of(type: UInt16, code: UInt16) -> UInt32 {
+    #if _endian(little)
+      UInt32(type) | UInt32(code) << 16
+    #else
+      UInt32(type) << 16 | UInt32(code)
+    #endif
+  }
+
+  static let positionX = of(type: EventType.abs, code: AbsCode.mtPositionX)
+  /// The y position's key less the x position's: one bit, their codes being adjacent.
+  static let axisStep = of(type: EventType.abs, code: AbsCode.mtPositionY) &- positionX
+  static let slot = of(type: EventType.abs, code: AbsCode.mtSlot)
+
+  /// Whether a `RawEvent` holds its type and code where `offset` says, as `of` reads them.
+  static var layoutHolds: Bool {
+    guard MemoryLayout<RawEvent>.offset(of: \.type) == offset, MemoryLayout<RawEvent>.offset(of: \.code) == offset + 2,
+      MemoryLayout<RawEvent>.stride % 4 == 0, axisStep.nonzeroBitCount == 1
+    else { return false }
+    let event = RawEvent(time: Timestamp(microseconds: 0), type: EventType.abs, code: AbsCode.mtSlot, value: 0)
+    return withUnsafeBytes(of: event) { $0.load(fromByteOffset: offset, as: UInt32.self) } == slot
   }
 }
