@@ -158,17 +158,8 @@ func directoryEntries(_ path: String) -> [String]? {
   return names
 }
 
-/// The whole file at `path` as text; nil if it cannot be opened.
+/// The whole file at `path` as text, read as the daemon reads its files; nil if it cannot be
+/// read.
 func readFile(_ path: String) -> String? {
-  let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-  guard descriptor >= 0 else { return nil }
-  defer { close(descriptor) }
-  var bytes: [UInt8] = []
-  var chunk = [UInt8](repeating: 0, count: 4096)
-  while true {
-    let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-    if count <= 0 { break }
-    bytes += chunk[0..<count]
-  }
-  return String(decoding: bytes, as: UTF8.self)
+  (try? InputFile.read(path: path, maximumSize: 1 << 26)).map { String(decoding: $0, as: UTF8.self) }
 }
