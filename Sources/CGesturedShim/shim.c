@@ -35,25 +35,41 @@ int gestured_evdev_grab(int fd, int grab) {
 #define GESTURED_LONGS(count) (((count) + GESTURED_LONG_BITS - 1) / GESTURED_LONG_BITS)
 #define GESTURED_SET_BIT(bits, n) ((bits)[(n) / GESTURED_LONG_BITS] |= 1UL << ((n) % GESTURED_LONG_BITS))
 
-int gestured_evdev_mask_to_contact_changes(int fd) {
+static int gestured_evdev_set_mask(int fd, int all_keys, const unsigned short *keys, size_t key_count,
+                                   const unsigned short *axes, size_t axis_count) {
   /* The types and codes let through; every other type and code is filtered. */
   unsigned long types[GESTURED_LONGS(EV_CNT)] = {0};
-  unsigned long keys[GESTURED_LONGS(KEY_CNT)];
-  unsigned long axes[GESTURED_LONGS(ABS_CNT)] = {0};
-  memset(keys, 0xff, sizeof keys);
+  unsigned long key_bits[GESTURED_LONGS(KEY_CNT)];
+  unsigned long axis_bits[GESTURED_LONGS(ABS_CNT)] = {0};
+  memset(key_bits, all_keys ? 0xff : 0, sizeof key_bits);
+  for (size_t i = 0; i < key_count; i++) {
+    if (keys[i] < KEY_CNT) GESTURED_SET_BIT(key_bits, keys[i]);
+  }
+  for (size_t i = 0; i < axis_count; i++) {
+    if (axes[i] < ABS_CNT) GESTURED_SET_BIT(axis_bits, axes[i]);
+  }
   GESTURED_SET_BIT(types, EV_KEY);
   GESTURED_SET_BIT(types, EV_ABS);
-  GESTURED_SET_BIT(axes, ABS_MT_TRACKING_ID);
   struct input_mask masks[] = {
       /* Type 0 (EV_SYN) stands for the mask of types; EV_SYN itself is never filtered. */
       {.type = 0, .codes_size = sizeof types, .codes_ptr = (uint64_t)(uintptr_t)types},
-      {.type = EV_KEY, .codes_size = sizeof keys, .codes_ptr = (uint64_t)(uintptr_t)keys},
-      {.type = EV_ABS, .codes_size = sizeof axes, .codes_ptr = (uint64_t)(uintptr_t)axes},
+      {.type = EV_KEY, .codes_size = sizeof key_bits, .codes_ptr = (uint64_t)(uintptr_t)key_bits},
+      {.type = EV_ABS, .codes_size = sizeof axis_bits, .codes_ptr = (uint64_t)(uintptr_t)axis_bits},
   };
   for (size_t i = 0; i < sizeof masks / sizeof masks[0]; i++) {
     if (ioctl(fd, EVIOCSMASK, &masks[i]) != 0) return -errno;
   }
   return 0;
+}
+
+int gestured_evdev_mask_to_contact_changes(int fd) {
+  const unsigned short tracking_id = ABS_MT_TRACKING_ID;
+  return gestured_evdev_set_mask(fd, 1, NULL, 0, &tracking_id, 1);
+}
+
+int gestured_evdev_mask_to(int fd, const unsigned short *keys, size_t key_count, const unsigned short *axes,
+                           size_t axis_count) {
+  return gestured_evdev_set_mask(fd, 0, keys, key_count, axes, axis_count);
 }
 
 int gestured_uinput_set_phys(int fd, const char *phys) {

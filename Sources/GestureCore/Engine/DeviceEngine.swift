@@ -50,6 +50,9 @@ public struct DeviceEngine {
   /// Contacts down after the last frame, as the kernel reported them.
   public var contactsDown: Int { assembler.activeContacts }
 
+  /// The events recognition reads beside EV_SYN (`FrameAssembler.eventsRead`).
+  public var eventsRead: FrameAssembler.EventsRead { assembler.eventsRead }
+
   /// Whether a frame in which no contact lands or lifts can fire something now (a bound
   /// pan, pinch or rotation; a tap chain's next tap under way). While false, only a frame
   /// with a contact landing or lifting, or a deadline, can fire: a reader may take the

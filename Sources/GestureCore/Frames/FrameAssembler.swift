@@ -281,6 +281,31 @@ public struct FrameAssembler: Sendable {
   static func isIgnoredTool(_ toolType: Int32) -> Bool {
     toolType == ToolType.pen || toolType == ToolType.palm
   }
+
+  /// The events this assembler reads beside EV_SYN. Every other event leaves its frames as
+  /// they are, so a reader that does nothing else with the device may ask the kernel to
+  /// keep them back.
+  public struct EventsRead: Equatable, Sendable {
+    public var axes: [UInt16]
+    public var keys: [UInt16]
+  }
+
+  public var eventsRead: EventsRead {
+    switch mode {
+    case .slots:
+      EventsRead(
+        axes: [
+          AbsCode.mtSlot, AbsCode.mtTrackingID, AbsCode.mtPositionX, AbsCode.mtPositionY, AbsCode.mtToolType,
+          AbsCode.mtTouchMajor,
+        ], keys: [])
+    case .singleTouch(let button): EventsRead(axes: [AbsCode.x, AbsCode.y], keys: [button])
+    case .anonymous:
+      EventsRead(
+        axes: [AbsCode.mtTrackingID, AbsCode.mtPositionX, AbsCode.mtPositionY, AbsCode.mtToolType, AbsCode.mtTouchMajor],
+        keys: [])
+    case .inert: EventsRead(axes: [], keys: [])
+    }
+  }
 }
 
 /// How `takeSlotPositions` reads an event's type and code: as one 32-bit number where they

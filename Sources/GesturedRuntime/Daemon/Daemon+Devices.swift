@@ -185,6 +185,15 @@ extension Daemon {
         deviceName: evdev.description.name),
       recognizer: recognizer)
     device.forwarder = forwarder
+    // Recognition alone reads the device: the kernel keeps back what it does not use.
+    if forwarder == nil, liveView == nil, !printsStream {
+      let read = recognizer.engine.eventsRead
+      do {
+        try evdev.readOnly(keys: read.keys, axes: read.axes)
+      } catch {
+        logger.info("\(node.devnode): reading every event: \(error)")
+      }
+    }
     // A forwarder, the live view and the printed stream act at every frame, a grab keeps the
     // doorbell deaf, and a bound pan, pinch or rotation fires on moves: those read every frame.
     if forwarder == nil, !grabbed, liveView == nil, !printsStream, !recognizer.engine.firesBetweenContactChanges,

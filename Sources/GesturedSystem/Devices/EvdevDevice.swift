@@ -30,6 +30,9 @@ extension SystemError.Operation {
   /// The second open for contact changes (`openDoorbell`): open(2), then EVIOCSMASK (EINVAL
   /// or ENOTTY before Linux 4.4), or the node changed between the two opens.
   public static let doorbell: Self = "open it again for contact changes"
+  /// EVIOCSMASK on the descriptor read (`readOnly(keys:axes:)`): EINVAL or ENOTTY before
+  /// Linux 4.4.
+  public static let mask: Self = "keep back the events it does not use (EVIOCSMASK)"
   /// The handle was closed before the call.
   public static let closed: Self = "use it after close"
 }
@@ -170,6 +173,21 @@ public final class EvdevDevice {
       throw DeviceError(devnode: devnode, operation: .doorbell, errno: errno(negated: masked))
     }
     doorbellDescriptor = descriptor
+  }
+
+  /// Asks the kernel to keep every event but EV_SYN, `keys` and `axes` from
+  /// `fileDescriptor`, so that a reader using only those neither reads nor handles the rest
+  /// (a panel's legacy single-touch axes, pressure, MSC_TIMESTAMP, BTN_TOOL_*). libevdev's
+  /// view of the others goes stale; only its resync reads it, and the events it then makes
+  /// up for them reach a reader that ignores them.
+  public func readOnly(keys: [UInt16], axes: [UInt16]) throws(DeviceError) {
+    guard !isClosed else { throw DeviceError(devnode: devnode, operation: .closed, errno: .badFileDescriptor) }
+    let masked = keys.withUnsafeBufferPointer { keys in
+      axes.withUnsafeBufferPointer { axes in
+        gestured_evdev_mask_to(fileDescriptor, keys.baseAddress, keys.count, axes.baseAddress, axes.count)
+      }
+    }
+    guard masked == 0 else { throw DeviceError(devnode: devnode, operation: .mask, errno: errno(negated: masked)) }
   }
 
   /// Closes the doorbell (the caller stopped watching it). Idempotent.

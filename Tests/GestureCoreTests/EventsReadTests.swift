@@ -1,0 +1,200 @@
+import Testing
+
+@testable import GestureCore
+
+/// `FrameAssembler.eventsRead` is what the daemon asks the kernel to keep sending (EVIOCSMASK)
+/// when recognition alone reads a panel: the events outside it must not change what is
+/// recognized. Each protocol's stream is recognized twice, with the events a real panel
+/// adds (legacy single-touch axes, pressure, BTN_TOOL_*, MSC_TIMESTAMP) and with only
+/// EV_SYN and `eventsRead`; both must fire the same, palms included.
+@Suite("The events recognition reads")
+struct EventsReadTests {
+  private static let millimetre: Int32 = 20
+  private static let extraKeys: [UInt16] = [KeyCode.btnTouch, 0x145, 0x14d]  // BTN_TOOL_FINGER, BTN_TOOL_DOUBLETAP
+  private static let mtPressure = AbsCode.mtPressure
+  private static let mtTouchMinor: UInt16 = 0x31
+  private static let mscTimestamp: UInt16 = 0x05
+
+  private func axis(_ maximum: Int32) -> AxisInfo { AxisInfo(minimum: 0, maximum: maximum, resolution: Self.millimetre) }
+
+  /// A 200 × 100 mm panel of `protocol`, with the axes and keys real panels add.
+  private func device(_ protocolKind: String) -> DeviceDescription {
+    var axes: [UInt16: AxisInfo] = [
+      AbsCode.x: axis(4000), AbsCode.y: axis(2000), AbsCode.pressure: AxisInfo(minimum: 0, maximum: 255),
+    ]
+    var keys: Set<UInt16> = Set(Self.extraKeys)
+    switch protocolKind {
+    case "B":
+      axes[AbsCode.mtSlot] = AxisInfo(minimum: 0, maximum: 9)
+      axes[AbsCode.mtTrackingID] = AxisInfo(minimum: 0, maximum: 65535)
+      fallthrough
+    case "A":
+      axes[AbsCode.mtPositionX] = axis(4000)
+      axes[AbsCode.mtPositionY] = axis(2000)
+      axes[AbsCode.mtTouchMajor] = axis(2000)
+      axes[Self.mtPressure] = AxisInfo(minimum: 0, maximum: 255)
+      axes[Self.mtTouchMinor] = axis(2000)
+    default:
+      keys = [KeyCode.btnTouch, 0x145]
+    }
+    return DeviceDescription(
+      name: "Panel \(protocolKind)", vendor: 1, product: 2, properties: [InputProperty.direct], keys: keys, axes: axes)
+  }
+
+  /// A contact's position at one frame, in millimetres; `major` its touch-major in mm.
+  private struct Contact {
+    var id: Int
+    var x: Double
+    var y: Double
+    var major: Double = 8
+  }
+
+  /// Frames (time in ms, contacts down) written as the protocol's events, with or without
+  /// the events recognition does not read.
+  private func events(_ protocolKind: String, _ frames: [(ms: Double, contacts: [Contact])], extras: Bool)
+    -> [RawEvent]
+  {
+    var out: [RawEvent] = []
+    var slots: [Int: Int32] = [:]
+    var wasDown = false
+    func emit(_ ms: Double, _ type: UInt16, _ code: UInt16, _ value: Int32) {
+      out.append(RawEvent(time: Timestamp(microseconds: Int64(ms * 1000)), type: type, code: code, value: value))
+    }
+    func units(_ mm: Double) -> Int32 { Int32((mm * Double(Self.millimetre)).rounded()) }
+    for (ms, contacts) in frames {
+      let down = !contacts.isEmpty
+      switch protocolKind {
+      case "B":
+        for (id, slot) in slots where !contacts.contains(where: { $0.id == id }) {
+          emit(ms, EventType.abs, AbsCode.mtSlot, slot)
+          emit(ms, EventType.abs, AbsCode.mtTrackingID, -1)
+          slots[id] = nil
+        }
+        for contact in contacts {
+          var slot = slots[contact.id] ?? -1
+          if slot < 0 {
+            slot = 0
+            while slots.values.contains(slot) { slot += 1 }
+            slots[contact.id] = slot
+            emit(ms, EventType.abs, AbsCode.mtSlot, slot)
+            emit(ms, EventType.abs, AbsCode.mtTrackingID, Int32(100 + contact.id))
+          } else {
+            emit(ms, EventType.abs, AbsCode.mtSlot, slot)
+          }
+          emit(ms, EventType.abs, AbsCode.mtPositionX, units(contact.x))
+          if extras { emit(ms, EventType.abs, Self.mtPressure, 40) }
+          emit(ms, EventType.abs, AbsCode.mtPositionY, units(contact.y))
+          emit(ms, EventType.abs, AbsCode.mtTouchMajor, units(contact.major))
+          if extras { emit(ms, EventType.abs, Self.mtTouchMinor, units(contact.major / 2)) }
+        }
+      case "A":
+        for contact in contacts {
+          emit(ms, EventType.abs, AbsCode.mtPositionX, units(contact.x))
+          emit(ms, EventType.abs, AbsCode.mtPositionY, units(contact.y))
+          emit(ms, EventType.abs, AbsCode.mtTouchMajor, units(contact.major))
+          if extras { emit(ms, EventType.abs, Self.mtPressure, 40) }
+          emit(ms, EventType.syn, SynCode.mtReport, 0)
+        }
+        if contacts.isEmpty { emit(ms, EventType.syn, SynCode.mtReport, 0) }
+      default:
+        if down != wasDown { emit(ms, EventType.key, KeyCode.btnTouch, down ? 1 : 0) }
+        if let first = contacts.first {
+          emit(ms, EventType.abs, AbsCode.x, units(first.x))
+          emit(ms, EventType.abs, AbsCode.y, units(first.y))
+        }
+      }
+      if extras {
+        if protocolKind != "single" {
+          if let first = contacts.first {
+            emit(ms, EventType.abs, AbsCode.x, units(first.x))
+            emit(ms, EventType.abs, AbsCode.y, units(first.y))
+          }
+          if down != wasDown { emit(ms, EventType.key, KeyCode.btnTouch, down ? 1 : 0) }
+        }
+        emit(ms, EventType.abs, AbsCode.pressure, down ? 40 : 0)
+        emit(ms, EventType.key, 0x145, contacts.count == 1 ? 1 : 0)
+        emit(ms, EventType.msc, Self.mscTimestamp, Int32(ms * 1000))
+      }
+      wasDown = down
+      emit(ms, EventType.syn, SynCode.report, 0)
+    }
+    return out
+  }
+
+  /// A tap, a swipe right, a two-finger pinch out, and a palm resting while a finger taps
+  /// beside it (the palm fires nothing: its touch-major is read).
+  private func script(fingers: Int) -> [(ms: Double, contacts: [Contact])] {
+    var frames: [(ms: Double, contacts: [Contact])] = []
+    frames.append((0, [Contact(id: 1, x: 50, y: 50)]))
+    frames.append((60, [Contact(id: 1, x: 50.2, y: 50)]))
+    frames.append((80, []))
+    for step in 0...10 {
+      frames.append((600 + Double(step) * 10, [Contact(id: 2, x: 40 + Double(step) * 8, y: 50)]))
+    }
+    frames.append((710, []))
+    if fingers >= 2 {
+      for step in 0...12 {
+        let spread = 10 + Double(step) * 4
+        frames.append(
+          (
+            1400 + Double(step) * 12,
+            [Contact(id: 3, x: 100 - spread, y: 50), Contact(id: 4, x: 100 + spread, y: 50)]
+          ))
+      }
+      frames.append((1560, []))
+      frames.append((2200, [Contact(id: 5, x: 150, y: 50, major: 25)]))
+      frames.append((2240, [Contact(id: 5, x: 150, y: 50, major: 25), Contact(id: 6, x: 60, y: 50)]))
+      frames.append((2300, [Contact(id: 5, x: 150, y: 50, major: 25)]))
+      frames.append((2360, []))
+    }
+    return frames
+  }
+
+  private func eventsRead(_ device: DeviceDescription) -> FrameAssembler.EventsRead {
+    FrameAssembler(device: device, geometry: PanelGeometry(xAxis: axis(4000), yAxis: axis(2000))).eventsRead
+  }
+
+  private func recognized(_ device: DeviceDescription, _ events: [RawEvent]) -> [GestureEvent] {
+    let bindings = profile([bind(.tap), bind(.swipe, .right), bind(.pinch, .out)])
+    return Replay.run(device: device, events: events, configuration: Configuration(profiles: [bindings])).firings
+  }
+
+  @Test(arguments: ["B", "A", "single"])
+  func eventsNotReadChangeNothing(protocolKind: String) throws {
+    let device = device(protocolKind)
+    let read = eventsRead(device)
+    let frames = script(fingers: protocolKind == "single" ? 1 : 2)
+    let all = events(protocolKind, frames, extras: true)
+    let kept = all.filter { event in
+      switch event.type {
+      case EventType.syn: true
+      case EventType.abs: read.axes.contains(event.code)
+      case EventType.key: read.keys.contains(event.code)
+      default: false
+      }
+    }
+    // The kernel keeps back real events: a mask that let everything through would prove nothing.
+    #expect(kept.count < all.count * 3 / 4)
+    let expected = events(protocolKind, frames, extras: false)
+    let fired = recognized(device, all)
+    #expect(fired == recognized(device, kept))
+    #expect(fired == recognized(device, expected))
+    let names = fired.map { "\($0.gesture.rawValue)\($0.direction.map { "/\($0.rawValue)" } ?? "")" }
+    #expect(names == (protocolKind == "single" ? ["tap", "swipe/right"] : ["tap", "swipe/right", "pinch/out", "tap"]))
+  }
+
+  @Test func eachProtocolReadsOnlyWhatItUses() {
+    let b = device("B")
+    #expect(
+      Set(eventsRead(b).axes)
+        == [
+          AbsCode.mtSlot, AbsCode.mtTrackingID, AbsCode.mtPositionX, AbsCode.mtPositionY, AbsCode.mtToolType,
+          AbsCode.mtTouchMajor,
+        ])
+    let single = device("single")
+    let read = eventsRead(single)
+    #expect(read == FrameAssembler.EventsRead(axes: [AbsCode.x, AbsCode.y], keys: [KeyCode.btnTouch]))
+    let keyboard = DeviceDescription(name: "keyboard", keys: [30])
+    #expect(eventsRead(keyboard).axes.isEmpty)
+  }
+}
