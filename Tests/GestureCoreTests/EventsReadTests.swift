@@ -15,9 +15,11 @@ struct EventsReadTests {
   private static let mtTouchMinor: UInt16 = 0x31
   private static let mscTimestamp: UInt16 = 0x05
 
-  private func axis(_ maximum: Int32) -> AxisInfo { AxisInfo(minimum: 0, maximum: maximum, resolution: Self.millimetre) }
+  private func axis(_ maximum: Int32) -> AxisInfo {
+    AxisInfo(minimum: 0, maximum: maximum, resolution: Self.millimetre)
+  }
 
-  /// A 200 × 100 mm panel of `protocol`, with the axes and keys real panels add.
+  /// A 200 × 100 mm panel of `protocolKind` (B, A or single touch), with the axes and keys real panels add.
   private func device(_ protocolKind: String) -> DeviceDescription {
     var axes: [UInt16: AxisInfo] = [
       AbsCode.x: axis(4000), AbsCode.y: axis(2000), AbsCode.pressure: AxisInfo(minimum: 0, maximum: 255),

@@ -301,7 +301,9 @@ public struct FrameAssembler: Sendable {
     case .singleTouch(let button): EventsRead(axes: [AbsCode.x, AbsCode.y], keys: [button])
     case .anonymous:
       EventsRead(
-        axes: [AbsCode.mtTrackingID, AbsCode.mtPositionX, AbsCode.mtPositionY, AbsCode.mtToolType, AbsCode.mtTouchMajor],
+        axes: [
+          AbsCode.mtTrackingID, AbsCode.mtPositionX, AbsCode.mtPositionY, AbsCode.mtToolType, AbsCode.mtTouchMajor,
+        ],
         keys: [])
     case .inert: EventsRead(axes: [], keys: [])
     }
