@@ -168,7 +168,7 @@ struct FiringReportTests {
       time: Timestamp(microseconds: 7), binding: 1, gesture: .swipe, fingers: 1, direction: .left,
       position: Point(x: 0.5, y: 0.5), region: nil)
     let request = try #require(table.firing(for: swipe).flatMap { table.request(for: $0) })
-    #expect(request.kind == .input(.wheel(2)))
+    #expect(request.kind == .input(PreparedInput(.wheel(2), label: "lobby/next")))
     #expect(request.label == "lobby/next")
     // No process starts: what only a command would read is not made.
     #expect(request.environment["GESTURED_GESTURE"] == nil)

@@ -85,6 +85,20 @@ struct InputActionTests {
     #expect(log.text.contains("[kiosk/reload] firing dropped: 200 ms after the previous one"))
   }
 
+  @Test("a binding's key action is made ready once: its events and its log line, escaped")
+  func preparedOnce() {
+    let chords = [
+      KeyChord(codes: [UInt16(KEY_LEFTCTRL), UInt16(KEY_L)], written: "ctrl+l"),
+      KeyChord(codes: [UInt16(KEY_F5)], written: "F5"),
+    ]
+    let prepared = PreparedInput(.keys(chords), label: "kiosk/re\nload")
+    #expect(prepared.events == InputActionWriter.events(of: .keys(chords)))
+    #expect(prepared.description == "key ctrl+l F5")
+    #expect(prepared.writtenLine.hasPrefix("[kiosk/re") && prepared.writtenLine.hasSuffix("load] key ctrl+l F5"))
+    #expect(!prepared.writtenLine.contains("\n"), "a label cannot start a log line of its own")
+    #expect(PreparedInput(.wheel(-2), label: "kiosk/up").writtenLine == "[kiosk/up] wheel -2")
+  }
+
   @Test("replay and monitor print the action as written")
   func firingLine() throws {
     var profile = Profile(name: "kiosk")

@@ -41,7 +41,7 @@ public struct ActionPolicy {
       /// Keys or wheel clicks written by the daemon itself, at once: only the cooldown
       /// applies (never queued, merged or dropped otherwise). The owner writes it on
       /// `.writeInput`.
-      case input(InputAction)
+      case input(PreparedInput)
     }
 
     /// Identifies the binding (one running instance per key for one-shot firings), e.g.
@@ -206,20 +206,20 @@ public struct ActionPolicy {
   /// logged (an audit trail).
   public mutating func fire(_ request: Request, at now: Timestamp) -> (Disposition, [Action]) {
     var actions: [Action] = []
-    let label = Self.oneLine(request.label, limit: 256)
     if request.schedule == .oneShot, request.cooldown > 0, let last = lastAccepted[request.key] {
       let elapsed = request.firedAt - last.time
       if elapsed < request.cooldown {
         actions.append(
           .log(
             .info,
-            "[\(label)] firing dropped: \(Self.duration(elapsed)) after the previous one, "
+            "[\(Self.oneLine(request.label, limit: 256))] firing dropped: \(Self.duration(elapsed)) after the previous one, "
               + "within its \(Self.duration(request.cooldown)) cooldown"))
         return (.droppedCooldown, actions)
       }
     }
     if request.schedule == .oneShot { rememberAcceptance(of: request) }
     if case .input = request.kind { return (.writingInput, [.writeInput(request)]) }
+    let label = Self.oneLine(request.label, limit: 256)
 
     let laneID: LaneID
     switch request.schedule {

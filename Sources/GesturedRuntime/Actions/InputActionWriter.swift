@@ -61,26 +61,39 @@ final class InputActionWriter {
   func write(
     _ action: InputAction, key: String, label: String, firedAt: Timestamp, cooldown: Microseconds, oneShot: Bool
   ) -> Decision {
-    let what = Self.description(of: action)
-    if oneShot, cooldown > 0, let last = lastWritten[key], firedAt - last < cooldown {
-      logger.info(
-        "[\(label)] firing dropped: \(ActionRunner.duration(firedAt - last)) after the previous one, "
-          + "within its \(ActionRunner.duration(cooldown)) cooldown")
-      return .droppedCooldown
+    write(
+      PreparedInput(action, label: label), key: key, label: label, firedAt: firedAt, cooldown: cooldown,
+      oneShot: oneShot)
+  }
+
+  /// `write(_:key:label:firedAt:cooldown:oneShot:)` with the events and the log line made
+  /// already (the runner's firings: their binding's table made them).
+  @discardableResult
+  func write(
+    _ input: PreparedInput, key: String, label: String, firedAt: Timestamp, cooldown: Microseconds, oneShot: Bool
+  ) -> Decision {
+    // Without a cooldown (the runner's policy applied it already) nothing is remembered.
+    if oneShot, cooldown > 0 {
+      if let last = lastWritten[key], firedAt - last < cooldown {
+        logger.info(
+          "[\(label)] firing dropped: \(ActionRunner.duration(firedAt - last)) after the previous one, "
+            + "within its \(ActionRunner.duration(cooldown)) cooldown")
+        return .droppedCooldown
+      }
+      // Accepted, as a command whose start fails is: the cooldown counts from here.
+      lastWritten[key] = firedAt
     }
-    // Accepted, as a command whose start fails is: the cooldown counts from here.
-    if oneShot { lastWritten[key] = firedAt }
-    let device = action.usesKeyboard ? keyboard : pointer
+    let device = input.action.usesKeyboard ? keyboard : pointer
     guard let device else {
-      let reason = "no virtual \(action.usesKeyboard ? "keyboard" : "pointer") (see the error at start)"
-      logger.warning("[\(label)] \(what) not written: \(reason)")
+      let reason = "no virtual \(input.action.usesKeyboard ? "keyboard" : "pointer") (see the error at start)"
+      logger.warning("[\(label)] \(input.description) not written: \(reason)")
       return .failed(reason)
     }
-    if let error = device.write(Self.events(of: action)) {
-      logger.warning("[\(label)] \(what) not written: \(error)")
+    if let error = device.write(input.events) {
+      logger.warning("[\(label)] \(input.description) not written: \(error)")
       return .failed("\(error)")
     }
-    logger.info("[\(label)] \(what)")
+    logger.info(LogMessage(escaped: input.writtenLine))
     // The kernel stamped the events in the write: this is their time, near enough.
     logger.debug("[\(label)] written \(MonotonicClock.now() - firedAt) µs after its firing's event")
     return .written
@@ -106,4 +119,24 @@ final class InputActionWriter {
 
   /// Removes the devices.
   func close() { provide(keyboard: false, pointer: false) }
+}
+
+/// A key or wheel action made ready once, with its binding's table: the events it writes
+/// and the line a written firing logs, so that a firing builds neither.
+public struct PreparedInput: Hashable, Sendable {
+  public let action: InputAction
+  let events: [VirtualInputDevice.Event]
+  /// `key ctrl+l F5`, `wheel 2`: as the log shows it.
+  let description: String
+  /// `[label] key ctrl+l F5`, escaped as the log escapes values.
+  let writtenLine: String
+
+  /// `label`: the binding's, which prefixes its lines in the log.
+  public init(_ action: InputAction, label: String) {
+    self.action = action
+    events = InputActionWriter.events(of: action)
+    description = InputActionWriter.description(of: action)
+    let line: LogMessage = "[\(label)] \(description)"
+    writtenLine = line.text
+  }
 }

@@ -73,7 +73,7 @@ public struct BindingTable: Sendable {
   public func request(for firing: ResolvedFiring) -> ActionRunner.Request? {
     guard runs.indices.contains(firing.event.binding) else { return nil }
     let run = runs[firing.event.binding]
-    if let input = firing.input {
+    if firing.input != nil, let input = run.input {
       // Keys and wheel clicks start no process: the firing's variables are not made.
       var request = run.request(
         for: firing, command: "", devnode: devnode, environment: ActionEnvironment(shared: run.environment))
@@ -93,6 +93,8 @@ public struct BindingTable: Sendable {
     /// "profile/binding", prefixing the binding's lines in the log.
     let label: String
     let environment: ActionEnvironment.Shared
+    /// The binding's key or wheel action, made ready for its firings; nil for `run:`.
+    let input: PreparedInput?
 
     /// `path`: the binding's actions' `PATH` (ActionEnvironment.startingPath).
     init(
@@ -101,7 +103,9 @@ public struct BindingTable: Sendable {
     ) {
       let bindingName = profile.displayName(ofBinding: binding)
       key = "\(profileIndex)#\(binding)"
-      label = "\(profile.name)/\(bindingName)"
+      let label = "\(profile.name)/\(bindingName)"
+      self.label = label
+      input = actions.action(ofBinding: binding)?.input.map { PreparedInput($0, label: label) }
       environment = ActionEnvironment.Shared(
         profileName: profile.name, profileEnvironment: actions.environment, bindingName: bindingName,
         bindingEnvironment: actions.action(ofBinding: binding)?.environment ?? [:], deviceName: deviceName,

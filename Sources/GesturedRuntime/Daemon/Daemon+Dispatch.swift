@@ -120,7 +120,7 @@ extension Daemon {
           key: "\(devnode)#wake", label: label, command: wake.run ?? "",
           environment: ActionEnvironment(shared: environment),
           timeout: wake.timeout, cooldown: wake.cooldown, user: wake.user ?? actions.user, firedAt: time)
-        if let input = wake.input { request.kind = .input(input) }
+        if let input = wake.input { request.kind = .input(PreparedInput(input, label: label)) }
         runner?.run(request)
       }
     }

@@ -52,6 +52,9 @@ public final class Launcher: @unchecked Sendable {
   var liveness = RecognizerLiveness(startedAt: Timestamp(microseconds: 0), silenceLimit: 0)
   /// One table per device and profile the recognizer reported, remade at each reload.
   var tables: [TableKey: BindingTable] = [:]
+  /// The table of the last firing: firings come mostly from one panel, and a match costs
+  /// a comparison where a lookup in `tables` hashes both names.
+  var lastTable: (key: TableKey, table: BindingTable)?
   struct TableKey: Hashable {
     let profile: Int
     let devnode: String
@@ -191,6 +194,7 @@ public final class Launcher: @unchecked Sendable {
     configuration = new
     actions = newActions
     tables.removeAll()
+    lastTable = nil
     runner?.users = Daemon.resolveUsers(of: newActions, logger: logger)
     let used = newActions.inputDevicesUsed
     inputWriter?.provide(keyboard: used.keyboard, pointer: used.pointer)
@@ -379,7 +383,7 @@ public final class Launcher: @unchecked Sendable {
       key: "\(wake.devnode)#wake", label: "\(profile.name)/wake", command: action.run ?? "",
       environment: ActionEnvironment(shared: environment), timeout: action.timeout, cooldown: action.cooldown,
       user: action.user ?? profileActions.user, firedAt: wake.time)
-    if let input = action.input { request.kind = .input(input) }
+    if let input = action.input { request.kind = .input(PreparedInput(input, label: request.label)) }
     perform(request, at: now)
   }
 
@@ -392,7 +396,11 @@ public final class Launcher: @unchecked Sendable {
   /// The table for the device a firing came from, under the launcher's own config.
   func table(for firing: ChannelFiring) -> BindingTable {
     let key = TableKey(profile: firing.profile, devnode: firing.devnode, deviceName: firing.deviceName)
-    if let table = tables[key] { return table }
+    if let lastTable, lastTable.key == key { return lastTable.table }
+    if let table = tables[key] {
+      lastTable = (key, table)
+      return table
+    }
     // Bounded: at most one entry per device and profile the recognizer could name.
     if tables.count >= 4 * max(configuration.maximumDevices, 1) { tables.removeAll() }
     let table = BindingTable(
@@ -400,6 +408,7 @@ public final class Launcher: @unchecked Sendable {
       devnode: firing.devnode, deviceName: firing.deviceName, daemonPath: ActionEnvironment.currentPath(),
       daemonIsRoot: true)
     tables[key] = table
+    lastTable = (key, table)
     return table
   }
 
