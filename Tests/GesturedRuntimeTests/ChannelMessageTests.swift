@@ -87,6 +87,19 @@ struct ChannelMessageTests {
     }
   }
 
+  @Test func numbersAreSentLeastSignificantByteFirstAndStringsWithTheirLength() {
+    #expect(
+      ChannelMessage.reloadAgreed(generation: 0x0102_0304).encoded() == [
+        ChannelMessage.version, ChannelMessage.Kind.reloadAgreed.rawValue, ChannelMessage.FieldType.unsigned.rawValue,
+        4, 3, 2, 1, 0, 0, 0, 0,
+      ])
+    let wake = ChannelMessage.woke(
+      ChannelWake(generation: 1, profile: 0, time: Timestamp(microseconds: 2), deviceName: "Pü", devnode: "/dev/x"))
+    #expect(
+      wake.encoded().suffix(15) == [ChannelMessage.FieldType.string.rawValue, 3, 0, 0x50, 0xC3, 0xBC]
+        + [ChannelMessage.FieldType.string.rawValue, 6, 0] + Array("/dev/x".utf8))
+  }
+
   @Test func aValidFiringRunsTheLaunchersCommandWithTheStringsOnlyInTheEnvironment() throws {
     let name = "Panel; rm -rf / $(reboot)"
     let bytes = ChannelMessage.fired(firing(deviceName: name)).encoded()

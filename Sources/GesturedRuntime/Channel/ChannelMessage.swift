@@ -280,8 +280,9 @@ struct ChannelWriter {
     bytes.append(kind.rawValue)
   }
 
+  /// Least significant byte first, on any machine.
   private mutating func word(_ value: UInt64) {
-    for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
   }
 
   mutating func unsigned(_ value: UInt64) {
@@ -301,11 +302,10 @@ struct ChannelWriter {
 
   mutating func string(_ value: String) {
     bytes.append(ChannelMessage.FieldType.string.rawValue)
-    let utf8 = Array(value.utf8)
-    let length = UInt16(truncatingIfNeeded: min(utf8.count, Int(UInt16.max)))
+    let length = UInt16(truncatingIfNeeded: min(value.utf8.count, Int(UInt16.max)))
     bytes.append(UInt8(truncatingIfNeeded: length))
     bytes.append(UInt8(truncatingIfNeeded: length >> 8))
-    bytes.append(contentsOf: utf8.prefix(Int(length)))
+    bytes.append(contentsOf: value.utf8.prefix(Int(length)))
   }
 
   mutating func absent() { bytes.append(ChannelMessage.FieldType.absent.rawValue) }
