@@ -17,6 +17,8 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sched.h>
+#include <link.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -24,6 +26,30 @@
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
+
+static int gestured_unmap_segments(struct dl_phdr_info *info, size_t size, void *unmapped) {
+  (void)size;
+  /* The executable (no name) and the libraries it loaded (a path); not the vDSO. */
+  if (info->dlpi_name != NULL && info->dlpi_name[0] != '\0' && info->dlpi_name[0] != '/') return 0;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *header = &info->dlpi_phdr[i];
+    if (header->p_type != PT_LOAD || (header->p_flags & PF_W)) continue;
+    uintptr_t start = (info->dlpi_addr + header->p_vaddr) / page * page;
+    uintptr_t end = (info->dlpi_addr + header->p_vaddr + header->p_memsz + page - 1) / page * page;
+    if (end <= start) continue;
+    if (madvise((void *)start, end - start, MADV_RANDOM) != 0) continue;
+    if (madvise((void *)start, end - start, MADV_DONTNEED) != 0) continue;
+    *(size_t *)unmapped += end - start;
+  }
+  return 0;
+}
+
+size_t gestured_unmap_executable_image(void) {
+  size_t unmapped = 0;
+  dl_iterate_phdr(gestured_unmap_segments, &unmapped);
+  return unmapped;
+}
 
 int gestured_evdev_grab(int fd, int grab) {
   return ioctl(fd, EVIOCGRAB, grab ? 1 : 0) == 0 ? 0 : -errno;

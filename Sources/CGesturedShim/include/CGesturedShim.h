@@ -10,6 +10,12 @@
 
 /* Only what Swift cannot call directly lives here; each function says why. */
 
+/* Unmaps the read-only segments (code and constants) of the executable and of the libraries
+ * it loaded, and turns fault-around off for them (MADV_DONTNEED, MADV_RANDOM); ExecutableImage in GesturedSystem says why. Why C:
+ * dl_iterate_phdr(3), which finds the segments, does not import into Swift from link.h.
+ * Returns the bytes unmapped. */
+size_t gestured_unmap_executable_image(void);
+
 /* EVIOCGRAB is a function-like ioctl macro (_IOW) and ioctl(2) is variadic: Swift imports
  * neither. (libevdev_grab() does the same for a libevdev handle; this one works on a bare fd.)
  * Returns 0 or -errno. */

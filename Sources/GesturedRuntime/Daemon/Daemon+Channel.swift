@@ -128,6 +128,6 @@ extension Daemon {
       }
       sendToLauncher(.ready(generation: generation, devices: devices.count))
     }
-    HeapTrim.returnFreePages()
+    ResidentMemory.returnUnusedPages()
   }
 }

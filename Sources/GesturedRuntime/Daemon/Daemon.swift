@@ -311,7 +311,7 @@ public final class Daemon: @unchecked Sendable {
       exit(ExitCode.systemError.rawValue)
     }
     enumerate()
-    HeapTrim.returnFreePages()
+    ResidentMemory.returnUnusedPages()
     logger.notice("gestured started: \(statusText)")
     notifier?.ready(status: statusText)
     sendToLauncher(.ready(generation: generation, devices: devices.count))
@@ -359,7 +359,7 @@ public final class Daemon: @unchecked Sendable {
     case .success(let new):
       adopt(new.configuration, actions: new.actions)
     }
-    HeapTrim.returnFreePages()
+    ResidentMemory.returnUnusedPages()
     notifier?.ready(status: statusText)
   }
 

@@ -344,7 +344,7 @@ public final class Launcher: @unchecked Sendable {
         profileCount: configuration.profiles.count, hasWake: { actions[$0].wake != nil }, generation: generation)
       runWake(checked, at: now)
     case .ready(_, let devices):
-      HeapTrim.returnFreePages()
+      ResidentMemory.returnUnusedPages()
       notifier?.ready(status: devices == 1 ? "1 touchscreen" : "\(devices) touchscreens")
     case .streamEnd(let reason):
       logger.notice("the recognizer stops (\(reason)); stopping")

@@ -5,9 +5,9 @@ import Testing
 
 /// What the daemon does once start-up or a reload is over: pages freed inside the heap go
 /// back to the kernel, which free(3) does only for the heap's top, and only beyond a
-/// threshold.
-@Suite("Heap trim")
-struct HeapTrimTests {
+/// threshold; the executable's pages leave the resident set until they are used again.
+@Suite("Resident memory after start-up")
+struct ResidentMemoryTests {
   /// AddressSanitizer's allocator replaces glibc's: it holds freed blocks in its quarantine,
   /// which malloc_trim(3) does not reach (`make test-asan`).
   static let mallocIsGlibcs = dlsym(nil, "__asan_init") == nil
@@ -32,11 +32,28 @@ struct HeapTrimTests {
     // The blocks' own pages, not the process's resident size: the other tests running at the
     // same time allocate and free too.
     let residentBefore = residentPages(of: blocks, size: blockSize)
-    HeapTrim.returnFreePages()
+    ResidentMemory.returnUnusedPages()
     let residentAfter = residentPages(of: blocks, size: blockSize)
     #expect(residentBefore > 1000)
     #expect(
       residentAfter * 2 < residentBefore, "\(residentBefore) pages resident before the trim, \(residentAfter) after")
+  }
+
+  @Test func theExecutablesPagesLeaveTheResidentSetUntilUsed() throws {
+    let before = try #require(residentFileKiB())
+    #expect(ExecutableImage.unmapUnusedPages() > 1 << 20, "this test's executable has megabytes of code")
+    let after = try #require(residentFileKiB())
+    // Other tests running meanwhile map back what they use, far less than the whole binary.
+    #expect(after * 2 < before, "\(before) KiB of file pages resident before, \(after) KiB after")
+  }
+
+  /// RssFile of /proc/self/status.
+  func residentFileKiB() -> Int? {
+    let status =
+      (try? InputFile.read(path: "/proc/self/status", maximumSize: 1 << 16)).map { String(decoding: $0, as: UTF8.self) }
+      ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("RssFile:") }
+    return line?.split(separator: " ").dropFirst().first.flatMap { Int($0) }
   }
 
   /// How many whole pages inside the blocks are resident (mincore(2)); malloc keeps its own
