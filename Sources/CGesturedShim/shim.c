@@ -38,7 +38,6 @@ static int gestured_unmap_segments(struct dl_phdr_info *info, size_t size, void 
     uintptr_t start = (info->dlpi_addr + header->p_vaddr) / page * page;
     uintptr_t end = (info->dlpi_addr + header->p_vaddr + header->p_memsz + page - 1) / page * page;
     if (end <= start) continue;
-    if (madvise((void *)start, end - start, MADV_RANDOM) != 0) continue;
     if (madvise((void *)start, end - start, MADV_DONTNEED) != 0) continue;
     *(size_t *)unmapped += end - start;
   }

@@ -11,7 +11,7 @@
 /* Only what Swift cannot call directly lives here; each function says why. */
 
 /* Unmaps the read-only segments (code and constants) of the executable and of the libraries
- * it loaded, and turns fault-around off for them (MADV_DONTNEED, MADV_RANDOM); ExecutableImage in GesturedSystem says why. Why C:
+ * it loaded (MADV_DONTNEED); ExecutableImage in GesturedSystem says why. Why C:
  * dl_iterate_phdr(3), which finds the segments, does not import into Swift from link.h.
  * Returns the bytes unmapped. */
 size_t gestured_unmap_executable_image(void);
