@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Two gestured builds compared inside the VM, one boot: each plays the stream of make
+# bench-vm (40 one-finger swipes) with the swipe bound to `key: alt+left` and to bench-vm's
+# command, in turn A B B A for each config, ROUNDS rounds, and lisgd once a round for scale.
+# Per run: the ticks (utime + stime, /proc/PID/stat) of the launcher and the recognizer over
+# the stream, their minor page faults, and their resident sets after it (VmRSS, RssFile).
+# The summary gives each build's median per config, with the range.
+#
+#   Tests/VM/run-in-vm.sh --rwdir DIR -- env GESTURED_TOUCH=… \
+#     Tests/Benchmarks/compare-in-vm.sh DIR ROUNDS BUILD_A BUILD_B
+set -euo pipefail
+results="$1"; rounds="$2"; build_a="$3"; build_b="$4"
+VM_TESTS="$(cd "$(dirname "$0")/../VM" && pwd)"
+SCENARIO_DIR="$(mktemp -d /tmp/compare-vm.XXXXXX)"
+export VM_TESTS SCENARIO_DIR
+source "$VM_TESTS/lib.sh"
+source "$(dirname "$0")/bench-lib.sh"
+
+bench_stream
+swipe_command_config "$SCENARIO_DIR/command.yaml"
+write_config "$SCENARIO_DIR/keys.yaml" <<'YAML'
+bindings:
+  - { gesture: swipe, direction: right, key: alt+left }
+YAML
+touch_start panel create "$SCENARIO_DIR/swipes.touch"
+panel=$TOUCH_DEVNODE
+# Held open for the boot, as in make bench-vm: only each binary's first run reads it.
+exec {held_a}<"$build_a" {held_b}<"$build_b" {held_lisgd}<"$(command -v lisgd)"
+
+stat_field() { awk -v f="$2" '{ print $f }' "/proc/$1/stat"; }
+ticks() { echo $(( $(stat_field "$1" 14) + $(stat_field "$1" 15) )); }
+resident() { awk '/^(VmRSS|RssFile):/ { printf "%s %s ", $1, $2 }' "/proc/$1/status"; }
+
+: > "$results/compare-runs.txt"
+run() { # LABEL BINARY CONFIG
+  GESTURED="$2" daemon_ready "$SCENARIO_DIR/$3.yaml" "$panel"
+  local launcher=$DAEMON_PID recognizer t0 t1 r0 r1 f0 f1 g0 g1
+  recognizer=$(reader_of "$DAEMON_PID")
+  t0=$(ticks "$launcher"); r0=$(ticks "$recognizer")
+  f0=$(stat_field "$launcher" 10); g0=$(stat_field "$recognizer" 10)
+  inject "$panel" "$SCENARIO_DIR/swipes.evemu"
+  sleep 0.5
+  t1=$(ticks "$launcher"); r1=$(ticks "$recognizer")
+  f1=$(stat_field "$launcher" 10); g1=$(stat_field "$recognizer" 10)
+  echo "$1 $3 total $((t1 - t0 + r1 - r0)) launcher $((t1 - t0)) recognizer $((r1 - r0))" \
+    "faults $((f1 - f0)) $((g1 - g0)) launcher-rss $(resident "$launcher")recognizer-rss $(resident "$recognizer")" \
+    | tee -a "$results/compare-runs.txt"
+  daemon_stop
+}
+lisgd_run() {
+  : > "$SCENARIO_DIR/lisgd.out"
+  lisgd -d "$panel" -w 800 -h 800 -g "1,LR,*,*,R,echo R >> $SCENARIO_DIR/lisgd.out" > /dev/null 2>&1 &
+  local pid=$! t0
+  sleep 1
+  t0=$(ticks "$pid")
+  inject "$panel" "$SCENARIO_DIR/swipes.evemu"
+  sleep 0.5
+  echo "lisgd command total $(( $(ticks "$pid") - t0 ))" | tee -a "$results/compare-runs.txt"
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+}
+for round in $(seq 1 "$rounds"); do
+  for config in keys command; do
+    run A "$build_a" "$config"; run B "$build_b" "$config"
+    run B "$build_b" "$config"; run A "$build_a" "$config"
+  done
+  lisgd_run
+done
+
+awk '$3 == "total" { key = $1 " " $2; n[key]++; v[key, n[key]] = $4 }
+  END {
+    for (key in n) {
+      m = n[key]
+      for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[key, j] < v[key, i]) { t = v[key, i]; v[key, i] = v[key, j]; v[key, j] = t }
+      median = m % 2 ? v[key, (m + 1) / 2] : (v[key, m / 2] + v[key, m / 2 + 1]) / 2
+      printf "%s: median %s ticks over %d runs (%d to %d)\n", key, median, m, v[key, 1], v[key, m]
+    }
+  }' "$results/compare-runs.txt" | sort | tee "$results/compare-summary.txt"
+chmod -R a+rX "$results"
