@@ -164,7 +164,7 @@ struct MotionTrack {
   /// The fingers' count changed before the count was fixed: everything is measured afresh
   /// from where they are now.
   /// Measures only what `quantities` asks for, as `follow` does.
-  mutating func restart(_ fingers: [SequenceFinger], geometry: PanelGeometry, at time: Timestamp) {
+  mutating func restart(_ fingers: SequenceFingers, geometry: PanelGeometry, at time: Timestamp) {
     guard !quantities.isEmpty else { return }
     let all = quantities.contains(.rates)
     sampler.removeAll()
@@ -181,7 +181,7 @@ struct MotionTrack {
   /// Follows one frame. Inlined into the arbiter's frame, so that the geometry is read in
   /// place rather than passed.
   @inline(__always)
-  mutating func follow(_ fingers: [SequenceFinger], geometry: PanelGeometry, at time: Timestamp) {
+  mutating func follow(_ fingers: SequenceFingers, geometry: PanelGeometry, at time: Timestamp) {
     let all = quantities.contains(.rates)
     if all || quantities.contains(.centroid) || quantities.contains(.span) && fingers.count > 2 {
       centroid = Self.centroid(fingers)
@@ -241,7 +241,7 @@ struct MotionTrack {
 
   /// The mean of the fingers' current positions, as `PanMeasure` takes it.
   @inline(__always)  // Into `follow`, so that the geometry is read where it is.
-  static func centroid(_ fingers: [SequenceFinger]) -> Point {
+  static func centroid(_ fingers: SequenceFingers) -> Point {
     var x = 0.0
     var y = 0.0
     // Two fingers, the most common count, without the loop's set-up: the same sums.
@@ -261,7 +261,7 @@ struct MotionTrack {
   }
 
   @inline(__always)  // Into `follow`, so that the geometry is read where it is.
-  static func span(_ fingers: [SequenceFinger], centroid: Point, geometry: PanelGeometry) -> Double {
+  static func span(_ fingers: SequenceFingers, centroid: Point, geometry: PanelGeometry) -> Double {
     switch fingers.count {
     case 0, 1: return 0
     case 2: return geometry.distance(fingers[0].current, fingers[1].current)
@@ -273,7 +273,7 @@ struct MotionTrack {
   }
 
   @inline(__always)  // Into `follow`, so that the geometry is read where it is.
-  static func line(_ fingers: [SequenceFinger], _ geometry: PanelGeometry) -> (dx: Double, dy: Double) {
+  static func line(_ fingers: SequenceFingers, _ geometry: PanelGeometry) -> (dx: Double, dy: Double) {
     geometry.millimetres(from: fingers[0].current, to: fingers[1].current)
   }
 

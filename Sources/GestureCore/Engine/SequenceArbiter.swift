@@ -383,8 +383,7 @@ struct SequenceArbiter {
   mutating func moved(_ change: ContactChange, likely c: Int, into output: inout [GestureEvent]) {
     // A closed sequence fires nothing more: where its fingers are is never read again.
     // The sequence's fingers are mostly the contacts, in the same order.
-    guard followsFingers, let f = sequence.index(of: change.id, tryingFirst: c) else { return }
-    sequence.fingers[f].current = change.position
+    guard followsFingers, let f = sequence.fingers.move(change.id, tryingFirst: c, to: change.position) else { return }
     // The travel from where the finger landed matters only to some kinds (the tap, the long
     // press), while they are possible.
     var readsTravel = false

@@ -6,7 +6,7 @@
 protocol GestureMeasure: CustomStringConvertible {
   static var kind: GestureKind { get }
   /// Measures from the reference, or says why the fingers give no usable reference.
-  static func reference(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Result<Self, RecognizerFailure>
+  static func reference(_ fingers: SequenceFingers, geometry: PanelGeometry) -> Result<Self, RecognizerFailure>
   /// Follows the track, restarted at the reference this measure was taken at.
   mutating func update(_ motion: MotionFrame)
   /// The measure step levels are counted on, along `direction`'s axis (growing towards the
@@ -92,7 +92,7 @@ struct ContinuousRecognizer<Measure: GestureMeasure> {
   var isLive: Bool { isTracking || isRecognized }
 
   /// A finger landed: the reference is taken afresh from all fingers down now.
-  mutating func fingersLanded(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Transition<State>? {
+  mutating func fingersLanded(_ fingers: SequenceFingers, geometry: PanelGeometry) -> Transition<State>? {
     guard state == .waiting || state == .tracking else { return nil }
     let allowed = Measure.kind.traits.fingers
     if fingers.count < allowed.lowerBound { return nil }
@@ -148,7 +148,7 @@ extension ContinuousRecognizer: Recognizer {
   /// Recognized on moves, one-shot or stepping.
   static func firesOnMoves(_ binding: Binding) -> Bool { true }
 
-  mutating func landed(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Transition<State>? {
+  mutating func landed(_ fingers: SequenceFingers, geometry: PanelGeometry) -> Transition<State>? {
     fingersLanded(fingers, geometry: geometry)
   }
 
