@@ -763,9 +763,12 @@ struct SequenceArbiter {
   /// so that the sequence is read in place rather than copied for the loop over the kinds.
   private mutating func quietBoxNow() -> QuietBox {
     var box = QuietBox.everywhere
+    // As in `evaluateContinuous`: until then no tracking kind is recognized, so its threshold
+    // bounds nothing; the count's fixing, which starts it, evaluates and remakes the box.
+    let stepping = state == .open || !state.claimed.isEmpty
     var run = 0
     RecognizerTable.forEachContinuousKind { kind in
-      narrowQuietBox(&box, kind, run: run)
+      narrowQuietBox(&box, kind, run: run, stepping: stepping)
       run += 1
     }
     return box
@@ -774,12 +777,12 @@ struct SequenceArbiter {
   /// `quietBoxNow` for one kind, whose levels are `run`. Inlined with `kind` a constant, as
   /// `evaluateContinuous(_:run:…)`, so that the closure over the kinds is inlined too.
   @inline(__always)
-  private func narrowQuietBox(_ box: inout QuietBox, _ kind: GestureKind, run: Int) {
+  private func narrowQuietBox(_ box: inout QuietBox, _ kind: GestureKind, run: Int, stepping: Bool) {
     guard bound.continuousKinds.contains(kind) else { return }
     let recognized = recognizers.isRecognized(kind)
     guard recognized || recognizers.isTracking(kind) else { return }
     if stepWindows.indices.contains(run) { box.narrow(kind, to: stepWindows[run]) }
-    if !recognized { box.narrow(kind, toThresholdsOf: limits) }
+    if !recognized && stepping { box.narrow(kind, toThresholdsOf: limits, bound: bound.continuous) }
   }
 
   /// `evaluateContinuous` for one kind, whose levels are `run`. Inlined with `kind` a

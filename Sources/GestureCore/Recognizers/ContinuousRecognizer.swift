@@ -318,13 +318,25 @@ struct QuietBox {
     }
   }
 
-  /// Narrows the box to where a tracking `kind` is not recognized (its `crossed` is nil).
+  /// Narrows the box to where a tracking `kind` is not recognized (its `crossed` is nil),
+  /// `bound` being the sequence's continuous bindings.
   @inline(__always)  // With `kind` a constant, so that its switch folds away.
-  mutating func narrow(_ kind: GestureKind, toThresholdsOf limits: RecognitionLimits) {
+  mutating func narrow(
+    _ kind: GestureKind, toThresholdsOf limits: RecognitionLimits, bound: [BindingIndex.Continuous]
+  ) {
     switch kind {
     case .pan:
-      narrow(axis: 0, -limits.slop, limits.slop)
-      narrow(axis: 1, -limits.slop, limits.slop)
+      // Short of each bound direction's distance, as `PanMeasure.crossed` measures it: a
+      // pan bound with a step is not recognized at the slop.
+      for candidate in bound where candidate.kind == .pan {
+        let distance = max(candidate.step ?? 0, limits.slop)
+        let axis = candidate.direction.isHorizontal ? 0 : 1
+        if candidate.direction.raisesLevel {
+          narrow(axis: axis, -.infinity, distance)
+        } else {
+          narrow(axis: axis, -distance, .infinity)
+        }
+      }
     case .pinch: narrow(axis: 2, limits.pinchIn, limits.pinchOut)
     case .rotate: narrow(axis: 3, -limits.rotateAngle, limits.rotateAngle)
     case .tap, .longPress, .swipe: break
