@@ -370,7 +370,34 @@ struct GestureArbiter {
   private mutating func changesWithRegions(
     _ changes: UnsafeBufferPointer<ContactChange>, into output: inout [GestureEvent]
   ) {
-    for change in changes {
+    // The moves that lead the frame (most frames hold nothing else) go into the pool taken
+    // out of `self`, reached through one buffer: one uniqueness check rather than one each.
+    let moves = independent.withUnsafeMutableBufferPointer { pool in
+      // What a move reads and changes of the arbiter, named one by one: the pool is `self`'s
+      // for the call.
+      var index = 0
+      while index < changes.count {
+        let change = changes[index]
+        guard change.phase == .moved, let (c, contact) = Self.find(change.id, in: contacts, hint: &lookupHint)
+        else { break }
+        index += 1
+        guard !contact.dropped else { continue }
+        if slopLimit.isExceeded(bySquared: geometry.squaredDistance(contact.anchor, change.position)) {
+          Self.reanchor(
+            contact, at: c, to: change.position, in: &contacts, now: now, oldestAnchor: oldestAnchor,
+            oldestAnchorKnown: &oldestAnchorKnown)
+        }
+        let k = contact.sequence
+        if k == 0 {
+          shared.moved(change, likely: c, into: &output)
+        } else {
+          pool[k - 1].now = now
+          pool[k - 1].moved(change, likely: Int(contact.finger), into: &output)
+        }
+      }
+      return index
+    }
+    for change in changes[moves...] {
       switch change.phase {
       case .began: began(change, into: &output)
       case .moved: movedWithRegions(change, into: &output)
@@ -401,18 +428,24 @@ struct GestureArbiter {
   /// change what it finds.
   @inline(__always)
   private mutating func movedContact(_ id: UInt32) -> (index: Int, contact: Contact)? {
-    var likely = lookupHint
+    Self.find(id, in: contacts, hint: &lookupHint)
+  }
+
+  /// `movedContact` on `contacts` and its `hint`, `lookupHint`.
+  @inline(__always)
+  private static func find(_ id: UInt32, in contacts: [Contact], hint: inout Int) -> (index: Int, contact: Contact)? {
+    var likely = hint
     if likely == contacts.count { likely = 0 }
     // The subscript's own bounds check, made first: one unsigned comparison.
     if UInt(bitPattern: likely) < UInt(bitPattern: contacts.count) {
       let contact = contacts[likely]
       if contact.id == id {
-        lookupHint = likely + 1
+        hint = likely + 1
         return (likely, contact)
       }
     }
     guard let index = contacts.firstIndex(where: { $0.id == id }) else { return nil }
-    lookupHint = index + 1
+    hint = index + 1
     return (index, contacts[index])
   }
 
@@ -512,11 +545,23 @@ struct GestureArbiter {
     }
     guard !contact.dropped else { return nil }
     if slopLimit.isExceeded(bySquared: geometry.squaredDistance(contact.anchor, change.position)) {
-      contacts[c].anchor = change.position
-      contacts[c].anchorTime = now
-      if contact.anchorTime.microseconds == oldestAnchor { oldestAnchorKnown = false }
+      Self.reanchor(
+        contact, at: c, to: change.position, in: &contacts, now: now, oldestAnchor: oldestAnchor,
+        oldestAnchorKnown: &oldestAnchorKnown)
     }
     return (c, contact)
+  }
+
+  /// Contact `contact`, at `c` in `contacts`, moved beyond the slop from its anchor: it rests
+  /// at `position` since `now`, and the oldest anchor is looked for again if it was that.
+  @inline(__always)
+  private static func reanchor(
+    _ contact: Contact, at c: Int, to position: Point, in contacts: inout [Contact], now: Timestamp,
+    oldestAnchor: Int64, oldestAnchorKnown: inout Bool
+  ) {
+    contacts[c].anchor = position
+    contacts[c].anchorTime = now
+    if contact.anchorTime.microseconds == oldestAnchor { oldestAnchorKnown = false }
   }
 
   /// Out of line: `moved` runs while `hasIndependentRegions` is false, when no contact is in
