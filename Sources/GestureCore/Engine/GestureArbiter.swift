@@ -389,10 +389,9 @@ struct GestureArbiter {
         }
         let k = contact.sequence
         if k == 0 {
-          shared.moved(change, likely: c, into: &output)
+          shared.moved(change, likely: c, at: now, into: &output)
         } else {
-          pool[k - 1].now = now
-          pool[k - 1].moved(change, likely: Int(contact.finger), into: &output)
+          pool[k - 1].moved(change, likely: Int(contact.finger), at: now, into: &output)
         }
       }
       return index
@@ -515,7 +514,7 @@ struct GestureArbiter {
     guard let (c, contact) = anchoredContact(change) else { return }
     let k = contact.sequence
     if k == 0 {
-      shared.moved(change, likely: c, into: &output)
+      shared.moved(change, likely: c, at: now, into: &output)
     } else {
       independentMoved(k - 1, change, likely: c, into: &output)
     }
@@ -528,10 +527,9 @@ struct GestureArbiter {
     guard let (c, contact) = anchoredContact(change) else { return }
     let k = contact.sequence
     if k == 0 {
-      shared.moved(change, likely: c, into: &output)
+      shared.moved(change, likely: c, at: now, into: &output)
     } else {
-      independent[k - 1].now = now
-      independent[k - 1].moved(change, likely: Int(contact.finger), into: &output)
+      independent[k - 1].moved(change, likely: Int(contact.finger), at: now, into: &output)
     }
   }
 
@@ -570,8 +568,7 @@ struct GestureArbiter {
   private mutating func independentMoved(
     _ k: Int, _ change: ContactChange, likely c: Int, into output: inout [GestureEvent]
   ) {
-    independent[k].now = now
-    independent[k].moved(change, likely: c, into: &output)
+    independent[k].moved(change, likely: c, at: now, into: &output)
   }
 
   /// `frame`: every change of the frame `change` is in.

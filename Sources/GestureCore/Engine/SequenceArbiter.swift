@@ -377,10 +377,11 @@ struct SequenceArbiter {
     return false
   }
 
-  /// Contact `change.id` moved (`GestureArbiter` followed its anchor); `c` is where its
-  /// finger probably is among the sequence's.
+  /// Contact `change.id` moved at `time` (`GestureArbiter` followed its anchor); `c` is where
+  /// its finger probably is among the sequence's. The sequence is given the time only where
+  /// a recognizer reads it: its frame's end gives it anyway.
   @inline(__always)
-  mutating func moved(_ change: ContactChange, likely c: Int, into output: inout [GestureEvent]) {
+  mutating func moved(_ change: ContactChange, likely c: Int, at time: Timestamp, into output: inout [GestureEvent]) {
     // A closed sequence fires nothing more: where its fingers are is never read again.
     // The sequence's fingers are mostly the contacts, in the same order.
     guard followsFingers, let f = sequence.fingers.move(change.id, tryingFirst: c, to: change.position) else { return }
@@ -391,15 +392,20 @@ struct SequenceArbiter {
       readsTravel = readsTravel || recognizers.ask(kind, RecognizerQueries.ReadsTravel())
     }
     guard readsTravel else { return }
-    fingerTravelled(f, into: &output)
+    fingerTravelled(f, at: time, into: &output)
   }
 
-  /// Finger `f` moved while a recognizer reads its travel from where it landed, which only
-  /// matters beyond the slop (within it, they take 0 as they would the real distance).
+  /// Finger `f` moved at `time` while a recognizer reads its travel from where it landed,
+  /// which only matters beyond the slop (within it, they take 0 as they would the real
+  /// distance, and a finger that never passed it moves none of them).
   @inline(never)
-  private mutating func fingerTravelled(_ f: Int, into output: inout [GestureEvent]) {
-    let squared = geometry.squaredDistance(sequence.fingers[f].down, sequence.fingers[f].current)
-    let travel = slopLimit.isClearlyWithin(squared: squared) ? 0 : squared.squareRoot()
+  private mutating func fingerTravelled(_ f: Int, at time: Timestamp, into output: inout [GestureEvent]) {
+    let finger = sequence.fingers[f]
+    let squared = geometry.squaredDistance(finger.down, finger.current)
+    let withinSlop = slopLimit.isClearlyWithin(squared: squared)
+    if withinSlop && finger.beyondSlopSince == nil { return }
+    now = time
+    let travel = withinSlop ? 0 : squared.squareRoot()
     var action = RecognizerActions.Moved(finger: sequence.fingers[f], travel: travel, context: context)
     forEachRecognizer(&action, into: &output)
     sequence.fingers[f] = action.finger
