@@ -56,6 +56,9 @@ struct SequenceArbiter {
   /// Where the measures leave `evaluateContinuous` nothing to do: set after it ran, emptied
   /// with `stepWindows` (only there does a kind start tracking or its levels change outside it).
   private var quietBox = QuietBox()
+  /// Where no continuous kind of `bound` reaches its threshold, on each kind's axes: what
+  /// `quietBoxNow` narrows a tracking kind's axes to, worked out with `bound`.
+  private var thresholdBox = QuietBox.everywhere
   private var recognizers = RecognizerTable()
   /// The sequence's fingers measured from its reference: what the measures, the stream and
   /// the swipe's release speed read.
@@ -522,6 +525,10 @@ struct SequenceArbiter {
   /// take their reference afresh and the step levels restart from 0.
   private mutating func fingersLanded(into output: inout [GestureEvent]) {
     bound = index.sequence(region: sequence.region, fingers: sequence.fingerCount)
+    thresholdBox = QuietBox.everywhere
+    RecognizerTable.forEachContinuousKind { kind in
+      thresholdBox.narrow(kind, toThresholdsOf: limits, bound: bound.continuous)
+    }
     var quantities = MotionTrack.quantities(for: bound.continuousKinds)
     if reportsStream || !bound.kinds.isDisjoint(with: kindsNeedingRates) { quantities.insert(.rates) }
     levels.removeAll(keepingCapacity: true)
@@ -788,7 +795,7 @@ struct SequenceArbiter {
     let recognized = recognizers.isRecognized(kind)
     guard recognized || recognizers.isTracking(kind) else { return }
     if stepWindows.indices.contains(run) { box.narrow(kind, to: stepWindows[run]) }
-    if !recognized && stepping { box.narrow(kind, toThresholdsOf: limits, bound: bound.continuous) }
+    if !recognized && stepping { box.narrow(kind, toAxesOf: thresholdBox) }
   }
 
   /// `evaluateContinuous` for one kind, whose levels are `run`. Inlined with `kind` a

@@ -240,6 +240,8 @@ struct StepLevel {
       level -= 1
       moved -= 1
     }
+    // Where the level stayed, its bounds are those it had (and a pinch's exponentials).
+    guard moved != 0 else { return 0 }
     raiseAt = Double(level + 1) * width
     lowerAt = Double(level - 1) * width
     setScaleBounds()
@@ -314,6 +316,19 @@ struct QuietBox {
       narrow(axis: 1, low.1, high.1)
     case .pinch: narrow(axis: 2, low.0, high.0)
     case .rotate: narrow(axis: 3, low.0, high.0)
+    case .tap, .longPress, .swipe: break
+    }
+  }
+
+  /// Narrows the box on `kind`'s axes to `other`'s bounds there.
+  @inline(__always)  // With `kind` a constant, so that its switch folds away.
+  mutating func narrow(_ kind: GestureKind, toAxesOf other: QuietBox) {
+    switch kind {
+    case .pan:
+      narrow(axis: 0, other.lower.0, other.upper.0)
+      narrow(axis: 1, other.lower.1, other.upper.1)
+    case .pinch: narrow(axis: 2, other.lower.2, other.upper.2)
+    case .rotate: narrow(axis: 3, other.lower.3, other.upper.3)
     case .tap, .longPress, .swipe: break
     }
   }
