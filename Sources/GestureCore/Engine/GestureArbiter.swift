@@ -411,8 +411,10 @@ struct GestureArbiter {
     _ next: inout Int64, _ found: inout Bool, into output: inout [GestureEvent]
   ) {
     var first: Int?
-    for k in independent.indices where independent[k].frameEndedOnRoute(at: now, into: &output) {
-      if let number = independent[k].earliestDueOnRoute(&next, &found), first == nil { first = number }
+    for k in independent.indices {
+      if let number = independent[k].frameEndedOnRoute(at: now, &next, &found, into: &output), first == nil {
+        first = number
+      }
     }
     firstActiveIndependent = first
     // After the loop, which then calls nothing else on the pool; each value's in turn, so

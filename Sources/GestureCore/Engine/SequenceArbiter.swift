@@ -348,15 +348,23 @@ struct SequenceArbiter {
   }
 
   /// `frameEnded` at `time` for a value of the independent regions' pool, if it serves one
-  /// (whether it does); a value left with nothing to do serves none after it.
+  /// (a value left with nothing to do serves none after it), then `earliestDue` if it still
+  /// does: one access to the value in the pool for both. Returns its sequence's number when
+  /// it serves one and its sequence is active.
   @inline(__always)
-  mutating func frameEndedOnRoute(at time: Timestamp, into output: inout [GestureEvent]) -> Bool {
-    guard route != nil else { return false }
+  mutating func frameEndedOnRoute(
+    at time: Timestamp, _ next: inout Int64, _ found: inout Bool, into output: inout [GestureEvent]
+  ) -> Int? {
+    guard route != nil else { return nil }
     now = time
     frameEnded(into: &output)
     // Contacts first: while it has some, the rest of `isDone` need not be read.
-    if liveContacts == 0, isDone { route = nil }
-    return true
+    if liveContacts == 0, isDone {
+      route = nil
+      return nil
+    }
+    earliestDue(&next, &found)
+    return state.isActive ? sequence.number : nil
   }
 
   /// A contact of this route landed (`GestureArbiter` counted it in `liveContacts`);
