@@ -183,6 +183,37 @@ struct MotionTrack {
   @inline(__always)
   mutating func follow(_ fingers: SequenceFingers, geometry: PanelGeometry, at time: Timestamp) {
     let all = quantities.contains(.rates)
+    if fingers.count == 2 {
+      followTwo(fingers[0].current, fingers[1].current, geometry: geometry, all: all)
+    } else {
+      followOthers(fingers, geometry: geometry, all: all)
+    }
+    if all { sampler.append(sample(at: time, geometry: geometry)) }
+  }
+
+  /// `follow` for two fingers, the most common count, each read once: the line between
+  /// them is the turn's and, its length, the span (the same arithmetic as
+  /// `PanelGeometry.distance`), and the centroid is their mean (`centroid`'s sums).
+  @inline(__always)
+  private mutating func followTwo(_ a: Point, _ b: Point, geometry: PanelGeometry, all: Bool) {
+    if all || quantities.contains(.centroid) {
+      centroid = Point(x: (0 + a.x + b.x) / 2, y: (0 + a.y + b.y) / 2)
+      (dx, dy) = geometry.millimetres(from: reference.centroid, to: centroid)
+    }
+    let followsSpan = all || quantities.contains(.span)
+    let followsTurn = all || quantities.contains(.turn)
+    guard followsSpan || followsTurn else { return }
+    let line = geometry.millimetres(from: a, to: b)
+    if followsSpan { span = (line.dx * line.dx + line.dy * line.dy).squareRoot() }
+    if followsTurn {
+      turn += Self.degreesTurned(from: lastLine, to: line)
+      lastLine = line
+    }
+  }
+
+  /// `follow` for any other number of fingers.
+  @inline(__always)
+  private mutating func followOthers(_ fingers: SequenceFingers, geometry: PanelGeometry, all: Bool) {
     if all || quantities.contains(.centroid) || quantities.contains(.span) && fingers.count > 2 {
       centroid = Self.centroid(fingers)
       (dx, dy) = geometry.millimetres(from: reference.centroid, to: centroid)
@@ -193,7 +224,6 @@ struct MotionTrack {
       turn += Self.degreesTurned(from: lastLine, to: line)
       lastLine = line
     }
-    if all { sampler.append(sample(at: time, geometry: geometry)) }
   }
 
   /// What the measures read of this frame.
