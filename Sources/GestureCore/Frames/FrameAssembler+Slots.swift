@@ -128,7 +128,8 @@ extension FrameAssembler {
     }
     currentSlot = slot
     dirtySlots = dirty
-    return (event - UnsafeRawPointer(first)) / MemoryLayout<RawEvent>.stride
+    // A whole number of events from `first`: the shift needs no rounding toward zero.
+    return Int(bitPattern: UInt(bitPattern: event - UnsafeRawPointer(first)) / UInt(MemoryLayout<RawEvent>.stride))
   }
 
   @inline(__always)
