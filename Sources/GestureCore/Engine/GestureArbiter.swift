@@ -342,7 +342,8 @@ struct GestureArbiter {
     // What the sequences trace and decide is taken once, after the frame: a sequence's lines
     // stay together, and the shared sequence's come in the order they happened.
     if hasIndependentRegions {
-      changesWithRegions(changes, into: &output)
+      let moves = leadingMovesWithRegions(changes, into: &output)
+      if moves < changes.count { changesWithRegions(changes[moves...], frame: changes, into: &output) }
     } else {
       for change in changes {
         switch change.phase {
@@ -363,16 +364,16 @@ struct GestureArbiter {
     nextDeadline = withStuckContactDue(next, found)
   }
 
-  /// `process`'s loop over a frame's changes where the profile has independent regions, with
-  /// the moves into independent sequences inlined (`movedWithRegions`), since most moves are
-  /// theirs; a loop of its own, so that the loop without regions stays as it was.
-  @inline(never)
-  private mutating func changesWithRegions(
+  /// The moves that lead a frame where the profile has independent regions (most frames
+  /// hold nothing else): into the pool through one buffer, one uniqueness check rather than
+  /// one each. Stops at the first other change, or a move of a contact not followed, and
+  /// returns its index. Inlined into `process`, so that the buffer's closure is its only
+  /// call.
+  @inline(__always)
+  private mutating func leadingMovesWithRegions(
     _ changes: UnsafeBufferPointer<ContactChange>, into output: inout [GestureEvent]
-  ) {
-    // The moves that lead the frame (most frames hold nothing else) go into the pool taken
-    // out of `self`, reached through one buffer: one uniqueness check rather than one each.
-    let moves = independent.withUnsafeMutableBufferPointer { pool in
+  ) -> Int {
+    independent.withUnsafeMutableBufferPointer { pool in
       // What a move reads and changes of the arbiter, named one by one: the pool is `self`'s
       // for the call.
       var index = 0
@@ -396,11 +397,21 @@ struct GestureArbiter {
       }
       return index
     }
-    for change in changes[moves...] {
+  }
+
+  /// `process`'s loop over a frame's `changes` after its leading moves where the profile has
+  /// independent regions, with the moves into independent sequences inlined
+  /// (`movedWithRegions`); `frame`: every change of the frame.
+  @inline(never)
+  private mutating func changesWithRegions(
+    _ changes: Slice<UnsafeBufferPointer<ContactChange>>, frame: UnsafeBufferPointer<ContactChange>,
+    into output: inout [GestureEvent]
+  ) {
+    for change in changes {
       switch change.phase {
       case .began: began(change, into: &output)
       case .moved: movedWithRegions(change, into: &output)
-      case .ended, .cancelled: ended(change, frame: changes, into: &output)
+      case .ended, .cancelled: ended(change, frame: frame, into: &output)
       }
     }
   }
