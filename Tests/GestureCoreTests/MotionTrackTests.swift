@@ -11,11 +11,12 @@ struct MotionTrackTests {
   let geometry = PanelGeometry(device: TestPanel.device, profile: Profile())!
 
   /// Fingers at positions in mm on the 200 × 100 mm test panel.
-  func fingers(_ mm: [(Double, Double)]) -> [SequenceFinger] {
-    mm.enumerated().map { i, p in
-      let point = Point(x: p.0 / TestPanel.width, y: p.1 / TestPanel.height)
-      return SequenceFinger(contact: UInt32(i), downTime: Timestamp(microseconds: 0), down: point, current: point)
-    }
+  func fingers(_ mm: [(Double, Double)]) -> SequenceFingers {
+    SequenceFingers(
+      mm.enumerated().map { i, p in
+        let point = Point(x: p.0 / TestPanel.width, y: p.1 / TestPanel.height)
+        return SequenceFinger(contact: UInt32(i), downTime: Timestamp(microseconds: 0), down: point, current: point)
+      })
   }
 
   func at(_ ms: Double) -> Timestamp { Timestamp(microseconds: Int64((ms * 1000).rounded())) }

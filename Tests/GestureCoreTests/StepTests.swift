@@ -114,7 +114,10 @@ struct StepTests {
     for (kind, directions, width) in kinds {
       let level = Int(random.next() % 3) - 1
       levels[kind] = directions.map { StepLevel(binding: 0, kind: kind, direction: $0, width: width, level: level) }
-      bound += directions.map { BindingIndex.Continuous(binding: 0, kind: kind, direction: $0, width: width) }
+      // A pan's step (beyond the slop) is its recognition distance.
+      bound += directions.map {
+        BindingIndex.Continuous(binding: 0, kind: kind, direction: $0, width: width, step: kind == .pan ? width : nil)
+      }
     }
     // Each kind tracking (its levels and its threshold bound the box) or recognized (its levels).
     for recognized in [[GestureKind](), [.pan], [.pinch, .rotate], [.pan, .pinch, .rotate]] {
@@ -123,7 +126,7 @@ struct StepTests {
         var window = StepWindow()
         window.enclose(levels[kind]![...])
         box.narrow(kind, to: window)
-        if !recognized.contains(kind) { box.narrow(kind, toThresholdsOf: limits) }
+        if !recognized.contains(kind) { box.narrow(kind, toThresholdsOf: limits, bound: bound) }
       }
       var inside = 0
       for _ in 0..<4000 {

@@ -146,8 +146,15 @@ public struct DeviceEngine {
     switch assembler.mode {
     case .slots: handleSlotEvents(events, into: &output)
     case .anonymous: handleAnonymousEvents(events, into: &output)
-    case .singleTouch, .inert: for event in events { handle(event, into: &output) }
+    case .singleTouch, .inert: handleEachEvent(events, into: &output)
     }
+  }
+
+  /// `handle` on each event in turn. A function of its own, so that `handle(events:into:)`
+  /// saves no registers for this loop before the call it makes for the other protocols.
+  @inline(never)
+  private mutating func handleEachEvent(_ events: UnsafeBufferPointer<RawEvent>, into output: inout [GestureEvent]) {
+    for event in events { handle(event, into: &output) }
   }
 
   /// Positions go in a tight loop (`takeSlotPositions`); each event it stops at (a frame's

@@ -342,7 +342,8 @@ struct GestureArbiter {
     // What the sequences trace and decide is taken once, after the frame: a sequence's lines
     // stay together, and the shared sequence's come in the order they happened.
     if hasIndependentRegions {
-      changesWithRegions(changes, into: &output)
+      let moves = leadingMovesWithRegions(changes, into: &output)
+      if moves < changes.count { changesWithRegions(changes[moves...], frame: changes, into: &output) }
     } else {
       for change in changes {
         switch change.phase {
@@ -363,18 +364,54 @@ struct GestureArbiter {
     nextDeadline = withStuckContactDue(next, found)
   }
 
-  /// `process`'s loop over a frame's changes where the profile has independent regions, with
-  /// the moves into independent sequences inlined (`movedWithRegions`), since most moves are
-  /// theirs; a loop of its own, so that the loop without regions stays as it was.
+  /// The moves that lead a frame where the profile has independent regions (most frames
+  /// hold nothing else): into the pool through one buffer, one uniqueness check rather than
+  /// one each. Stops at the first other change, or a move of a contact not followed, and
+  /// returns its index. Inlined into `process`, so that the buffer's closure is its only
+  /// call.
+  @inline(__always)
+  private mutating func leadingMovesWithRegions(
+    _ changes: UnsafeBufferPointer<ContactChange>, into output: inout [GestureEvent]
+  ) -> Int {
+    independent.withUnsafeMutableBufferPointer { pool in
+      // What a move reads and changes of the arbiter, named one by one: the pool is `self`'s
+      // for the call.
+      var index = 0
+      while index < changes.count {
+        let change = changes[index]
+        guard change.phase == .moved, let (c, contact) = Self.find(change.id, in: contacts, hint: &lookupHint)
+        else { break }
+        index += 1
+        guard !contact.dropped else { continue }
+        if slopLimit.isExceeded(bySquared: geometry.squaredDistance(contact.anchor, change.position)) {
+          Self.reanchor(
+            contact, at: c, to: change.position, in: &contacts, now: now, oldestAnchor: oldestAnchor,
+            oldestAnchorKnown: &oldestAnchorKnown)
+        }
+        let k = contact.sequence
+        if k == 0 {
+          shared.moved(change, likely: c, at: now, into: &output)
+        } else {
+          pool[k - 1].moved(change, likely: Int(contact.finger), at: now, into: &output)
+        }
+      }
+      return index
+    }
+  }
+
+  /// `process`'s loop over a frame's `changes` after its leading moves where the profile has
+  /// independent regions, with the moves into independent sequences inlined
+  /// (`movedWithRegions`); `frame`: every change of the frame.
   @inline(never)
   private mutating func changesWithRegions(
-    _ changes: UnsafeBufferPointer<ContactChange>, into output: inout [GestureEvent]
+    _ changes: Slice<UnsafeBufferPointer<ContactChange>>, frame: UnsafeBufferPointer<ContactChange>,
+    into output: inout [GestureEvent]
   ) {
     for change in changes {
       switch change.phase {
       case .began: began(change, into: &output)
       case .moved: movedWithRegions(change, into: &output)
-      case .ended, .cancelled: ended(change, frame: changes, into: &output)
+      case .ended, .cancelled: ended(change, frame: frame, into: &output)
       }
     }
   }
@@ -385,8 +422,10 @@ struct GestureArbiter {
     _ next: inout Int64, _ found: inout Bool, into output: inout [GestureEvent]
   ) {
     var first: Int?
-    for k in independent.indices where independent[k].frameEndedOnRoute(at: now, into: &output) {
-      if let number = independent[k].earliestDueOnRoute(&next, &found), first == nil { first = number }
+    for k in independent.indices {
+      if let number = independent[k].frameEndedOnRoute(at: now, &next, &found, into: &output), first == nil {
+        first = number
+      }
     }
     firstActiveIndependent = first
     // After the loop, which then calls nothing else on the pool; each value's in turn, so
@@ -401,18 +440,24 @@ struct GestureArbiter {
   /// change what it finds.
   @inline(__always)
   private mutating func movedContact(_ id: UInt32) -> (index: Int, contact: Contact)? {
-    var likely = lookupHint
+    Self.find(id, in: contacts, hint: &lookupHint)
+  }
+
+  /// `movedContact` on `contacts` and its `hint`, `lookupHint`.
+  @inline(__always)
+  private static func find(_ id: UInt32, in contacts: [Contact], hint: inout Int) -> (index: Int, contact: Contact)? {
+    var likely = hint
     if likely == contacts.count { likely = 0 }
     // The subscript's own bounds check, made first: one unsigned comparison.
     if UInt(bitPattern: likely) < UInt(bitPattern: contacts.count) {
       let contact = contacts[likely]
       if contact.id == id {
-        lookupHint = likely + 1
+        hint = likely + 1
         return (likely, contact)
       }
     }
     guard let index = contacts.firstIndex(where: { $0.id == id }) else { return nil }
-    lookupHint = index + 1
+    hint = index + 1
     return (index, contacts[index])
   }
 
@@ -482,7 +527,7 @@ struct GestureArbiter {
     guard let (c, contact) = anchoredContact(change) else { return }
     let k = contact.sequence
     if k == 0 {
-      shared.moved(change, likely: c, into: &output)
+      shared.moved(change, likely: c, at: now, into: &output)
     } else {
       independentMoved(k - 1, change, likely: c, into: &output)
     }
@@ -495,10 +540,9 @@ struct GestureArbiter {
     guard let (c, contact) = anchoredContact(change) else { return }
     let k = contact.sequence
     if k == 0 {
-      shared.moved(change, likely: c, into: &output)
+      shared.moved(change, likely: c, at: now, into: &output)
     } else {
-      independent[k - 1].now = now
-      independent[k - 1].moved(change, likely: Int(contact.finger), into: &output)
+      independent[k - 1].moved(change, likely: Int(contact.finger), at: now, into: &output)
     }
   }
 
@@ -512,11 +556,23 @@ struct GestureArbiter {
     }
     guard !contact.dropped else { return nil }
     if slopLimit.isExceeded(bySquared: geometry.squaredDistance(contact.anchor, change.position)) {
-      contacts[c].anchor = change.position
-      contacts[c].anchorTime = now
-      if contact.anchorTime.microseconds == oldestAnchor { oldestAnchorKnown = false }
+      Self.reanchor(
+        contact, at: c, to: change.position, in: &contacts, now: now, oldestAnchor: oldestAnchor,
+        oldestAnchorKnown: &oldestAnchorKnown)
     }
     return (c, contact)
+  }
+
+  /// Contact `contact`, at `c` in `contacts`, moved beyond the slop from its anchor: it rests
+  /// at `position` since `now`, and the oldest anchor is looked for again if it was that.
+  @inline(__always)
+  private static func reanchor(
+    _ contact: Contact, at c: Int, to position: Point, in contacts: inout [Contact], now: Timestamp,
+    oldestAnchor: Int64, oldestAnchorKnown: inout Bool
+  ) {
+    contacts[c].anchor = position
+    contacts[c].anchorTime = now
+    if contact.anchorTime.microseconds == oldestAnchor { oldestAnchorKnown = false }
   }
 
   /// Out of line: `moved` runs while `hasIndependentRegions` is false, when no contact is in
@@ -525,8 +581,7 @@ struct GestureArbiter {
   private mutating func independentMoved(
     _ k: Int, _ change: ContactChange, likely c: Int, into output: inout [GestureEvent]
   ) {
-    independent[k].now = now
-    independent[k].moved(change, likely: c, into: &output)
+    independent[k].moved(change, likely: c, at: now, into: &output)
   }
 
   /// `frame`: every change of the frame `change` is in.

@@ -164,7 +164,7 @@ struct MotionTrack {
   /// The fingers' count changed before the count was fixed: everything is measured afresh
   /// from where they are now.
   /// Measures only what `quantities` asks for, as `follow` does.
-  mutating func restart(_ fingers: [SequenceFinger], geometry: PanelGeometry, at time: Timestamp) {
+  mutating func restart(_ fingers: SequenceFingers, geometry: PanelGeometry, at time: Timestamp) {
     guard !quantities.isEmpty else { return }
     let all = quantities.contains(.rates)
     sampler.removeAll()
@@ -181,8 +181,39 @@ struct MotionTrack {
   /// Follows one frame. Inlined into the arbiter's frame, so that the geometry is read in
   /// place rather than passed.
   @inline(__always)
-  mutating func follow(_ fingers: [SequenceFinger], geometry: PanelGeometry, at time: Timestamp) {
+  mutating func follow(_ fingers: SequenceFingers, geometry: PanelGeometry, at time: Timestamp) {
     let all = quantities.contains(.rates)
+    if fingers.count == 2 {
+      followTwo(fingers[0].current, fingers[1].current, geometry: geometry, all: all)
+    } else {
+      followOthers(fingers, geometry: geometry, all: all)
+    }
+    if all { sampler.append(sample(at: time, geometry: geometry)) }
+  }
+
+  /// `follow` for two fingers, the most common count, each read once: the line between
+  /// them is the turn's and, its length, the span (the same arithmetic as
+  /// `PanelGeometry.distance`), and the centroid is their mean (`centroid`'s sums).
+  @inline(__always)
+  private mutating func followTwo(_ a: Point, _ b: Point, geometry: PanelGeometry, all: Bool) {
+    if all || quantities.contains(.centroid) {
+      centroid = Point(x: (0 + a.x + b.x) / 2, y: (0 + a.y + b.y) / 2)
+      (dx, dy) = geometry.millimetres(from: reference.centroid, to: centroid)
+    }
+    let followsSpan = all || quantities.contains(.span)
+    let followsTurn = all || quantities.contains(.turn)
+    guard followsSpan || followsTurn else { return }
+    let line = geometry.millimetres(from: a, to: b)
+    if followsSpan { span = (line.dx * line.dx + line.dy * line.dy).squareRoot() }
+    if followsTurn {
+      turn += Self.degreesTurned(from: lastLine, to: line)
+      lastLine = line
+    }
+  }
+
+  /// `follow` for any other number of fingers.
+  @inline(__always)
+  private mutating func followOthers(_ fingers: SequenceFingers, geometry: PanelGeometry, all: Bool) {
     if all || quantities.contains(.centroid) || quantities.contains(.span) && fingers.count > 2 {
       centroid = Self.centroid(fingers)
       (dx, dy) = geometry.millimetres(from: reference.centroid, to: centroid)
@@ -193,7 +224,6 @@ struct MotionTrack {
       turn += Self.degreesTurned(from: lastLine, to: line)
       lastLine = line
     }
-    if all { sampler.append(sample(at: time, geometry: geometry)) }
   }
 
   /// What the measures read of this frame.
@@ -241,7 +271,7 @@ struct MotionTrack {
 
   /// The mean of the fingers' current positions, as `PanMeasure` takes it.
   @inline(__always)  // Into `follow`, so that the geometry is read where it is.
-  static func centroid(_ fingers: [SequenceFinger]) -> Point {
+  static func centroid(_ fingers: SequenceFingers) -> Point {
     var x = 0.0
     var y = 0.0
     // Two fingers, the most common count, without the loop's set-up: the same sums.
@@ -261,7 +291,7 @@ struct MotionTrack {
   }
 
   @inline(__always)  // Into `follow`, so that the geometry is read where it is.
-  static func span(_ fingers: [SequenceFinger], centroid: Point, geometry: PanelGeometry) -> Double {
+  static func span(_ fingers: SequenceFingers, centroid: Point, geometry: PanelGeometry) -> Double {
     switch fingers.count {
     case 0, 1: return 0
     case 2: return geometry.distance(fingers[0].current, fingers[1].current)
@@ -273,7 +303,7 @@ struct MotionTrack {
   }
 
   @inline(__always)  // Into `follow`, so that the geometry is read where it is.
-  static func line(_ fingers: [SequenceFinger], _ geometry: PanelGeometry) -> (dx: Double, dy: Double) {
+  static func line(_ fingers: SequenceFingers, _ geometry: PanelGeometry) -> (dx: Double, dy: Double) {
     geometry.millimetres(from: fingers[0].current, to: fingers[1].current)
   }
 

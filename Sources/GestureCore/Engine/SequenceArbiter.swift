@@ -56,6 +56,9 @@ struct SequenceArbiter {
   /// Where the measures leave `evaluateContinuous` nothing to do: set after it ran, emptied
   /// with `stepWindows` (only there does a kind start tracking or its levels change outside it).
   private var quietBox = QuietBox()
+  /// Where no continuous kind of `bound` reaches its threshold, on each kind's axes: what
+  /// `quietBoxNow` narrows a tracking kind's axes to, worked out with `bound`.
+  private var thresholdBox = QuietBox.everywhere
   private var recognizers = RecognizerTable()
   /// The sequence's fingers measured from its reference: what the measures, the stream and
   /// the swipe's release speed read.
@@ -345,15 +348,23 @@ struct SequenceArbiter {
   }
 
   /// `frameEnded` at `time` for a value of the independent regions' pool, if it serves one
-  /// (whether it does); a value left with nothing to do serves none after it.
+  /// (a value left with nothing to do serves none after it), then `earliestDue` if it still
+  /// does: one access to the value in the pool for both. Returns its sequence's number when
+  /// it serves one and its sequence is active.
   @inline(__always)
-  mutating func frameEndedOnRoute(at time: Timestamp, into output: inout [GestureEvent]) -> Bool {
-    guard route != nil else { return false }
+  mutating func frameEndedOnRoute(
+    at time: Timestamp, _ next: inout Int64, _ found: inout Bool, into output: inout [GestureEvent]
+  ) -> Int? {
+    guard route != nil else { return nil }
     now = time
     frameEnded(into: &output)
     // Contacts first: while it has some, the rest of `isDone` need not be read.
-    if liveContacts == 0, isDone { route = nil }
-    return true
+    if liveContacts == 0, isDone {
+      route = nil
+      return nil
+    }
+    earliestDue(&next, &found)
+    return state.isActive ? sequence.number : nil
   }
 
   /// A contact of this route landed (`GestureArbiter` counted it in `liveContacts`);
@@ -377,14 +388,14 @@ struct SequenceArbiter {
     return false
   }
 
-  /// Contact `change.id` moved (`GestureArbiter` followed its anchor); `c` is where its
-  /// finger probably is among the sequence's.
+  /// Contact `change.id` moved at `time` (`GestureArbiter` followed its anchor); `c` is where
+  /// its finger probably is among the sequence's. The sequence is given the time only where
+  /// a recognizer reads it: its frame's end gives it anyway.
   @inline(__always)
-  mutating func moved(_ change: ContactChange, likely c: Int, into output: inout [GestureEvent]) {
+  mutating func moved(_ change: ContactChange, likely c: Int, at time: Timestamp, into output: inout [GestureEvent]) {
     // A closed sequence fires nothing more: where its fingers are is never read again.
     // The sequence's fingers are mostly the contacts, in the same order.
-    guard followsFingers, let f = sequence.index(of: change.id, tryingFirst: c) else { return }
-    sequence.fingers[f].current = change.position
+    guard followsFingers, let f = sequence.fingers.move(change.id, tryingFirst: c, to: change.position) else { return }
     // The travel from where the finger landed matters only to some kinds (the tap, the long
     // press), while they are possible.
     var readsTravel = false
@@ -392,15 +403,20 @@ struct SequenceArbiter {
       readsTravel = readsTravel || recognizers.ask(kind, RecognizerQueries.ReadsTravel())
     }
     guard readsTravel else { return }
-    fingerTravelled(f, into: &output)
+    fingerTravelled(f, at: time, into: &output)
   }
 
-  /// Finger `f` moved while a recognizer reads its travel from where it landed, which only
-  /// matters beyond the slop (within it, they take 0 as they would the real distance).
+  /// Finger `f` moved at `time` while a recognizer reads its travel from where it landed,
+  /// which only matters beyond the slop (within it, they take 0 as they would the real
+  /// distance, and a finger that never passed it moves none of them).
   @inline(never)
-  private mutating func fingerTravelled(_ f: Int, into output: inout [GestureEvent]) {
-    let squared = geometry.squaredDistance(sequence.fingers[f].down, sequence.fingers[f].current)
-    let travel = slopLimit.isClearlyWithin(squared: squared) ? 0 : squared.squareRoot()
+  private mutating func fingerTravelled(_ f: Int, at time: Timestamp, into output: inout [GestureEvent]) {
+    let finger = sequence.fingers[f]
+    let squared = geometry.squaredDistance(finger.down, finger.current)
+    let withinSlop = slopLimit.isClearlyWithin(squared: squared)
+    if withinSlop && finger.beyondSlopSince == nil { return }
+    now = time
+    let travel = withinSlop ? 0 : squared.squareRoot()
     var action = RecognizerActions.Moved(finger: sequence.fingers[f], travel: travel, context: context)
     forEachRecognizer(&action, into: &output)
     sequence.fingers[f] = action.finger
@@ -517,6 +533,10 @@ struct SequenceArbiter {
   /// take their reference afresh and the step levels restart from 0.
   private mutating func fingersLanded(into output: inout [GestureEvent]) {
     bound = index.sequence(region: sequence.region, fingers: sequence.fingerCount)
+    thresholdBox = QuietBox.everywhere
+    RecognizerTable.forEachContinuousKind { kind in
+      thresholdBox.narrow(kind, toThresholdsOf: limits, bound: bound.continuous)
+    }
     var quantities = MotionTrack.quantities(for: bound.continuousKinds)
     if reportsStream || !bound.kinds.isDisjoint(with: kindsNeedingRates) { quantities.insert(.rates) }
     levels.removeAll(keepingCapacity: true)
@@ -764,9 +784,12 @@ struct SequenceArbiter {
   /// so that the sequence is read in place rather than copied for the loop over the kinds.
   private mutating func quietBoxNow() -> QuietBox {
     var box = QuietBox.everywhere
+    // As in `evaluateContinuous`: until then no tracking kind is recognized, so its threshold
+    // bounds nothing; the count's fixing, which starts it, evaluates and remakes the box.
+    let stepping = state == .open || !state.claimed.isEmpty
     var run = 0
     RecognizerTable.forEachContinuousKind { kind in
-      narrowQuietBox(&box, kind, run: run)
+      narrowQuietBox(&box, kind, run: run, stepping: stepping)
       run += 1
     }
     return box
@@ -775,12 +798,12 @@ struct SequenceArbiter {
   /// `quietBoxNow` for one kind, whose levels are `run`. Inlined with `kind` a constant, as
   /// `evaluateContinuous(_:run:…)`, so that the closure over the kinds is inlined too.
   @inline(__always)
-  private func narrowQuietBox(_ box: inout QuietBox, _ kind: GestureKind, run: Int) {
+  private func narrowQuietBox(_ box: inout QuietBox, _ kind: GestureKind, run: Int, stepping: Bool) {
     guard bound.continuousKinds.contains(kind) else { return }
     let recognized = recognizers.isRecognized(kind)
     guard recognized || recognizers.isTracking(kind) else { return }
     if stepWindows.indices.contains(run) { box.narrow(kind, to: stepWindows[run]) }
-    if !recognized { box.narrow(kind, toThresholdsOf: limits) }
+    if !recognized && stepping { box.narrow(kind, toAxesOf: thresholdBox) }
   }
 
   /// `evaluateContinuous` for one kind, whose levels are `run`. Inlined with `kind` a

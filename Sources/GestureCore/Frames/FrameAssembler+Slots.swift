@@ -27,6 +27,9 @@ extension FrameAssembler {
     /// Also outlives contacts, for the same reason.
     var toolType: Int32 = ToolType.finger
     var contactID: UInt32 = 0
+
+    /// Where `x` is in a slot, `y` right after it (`SlotEventKey.layoutHolds`).
+    static let xOffset = MemoryLayout<Slot>.offset(of: \.x)!
   }
 
   @inline(__always)
@@ -85,41 +88,48 @@ extension FrameAssembler {
   /// (something falls due before it); returns its index, for `feed`.
   @inline(__always)  // Into the engine's loop, its one caller.
   mutating func takeSlotPositions(_ events: UnsafeBufferPointer<RawEvent>, from start: Int, latest: Int64) -> Int {
-    guard !droppingUntilReport else { return start }
+    guard !droppingUntilReport, start < events.count, let first = events.baseAddress else { return start }
     startFrameIfDelivered()
-    var index = start
     var slot = currentSlot
     var dirty = dirtySlots
-    let base = UnsafeRawPointer(events.baseAddress)
-    scan: while index < events.count {
-      let event = events[index]
-      guard event.time.microseconds <= latest else { break }
-      // An event's type and code as one number (`SlotEventKey`); `base` is set, since
-      // `events` holds this event.
-      let key = base.unsafelyUnwrapped.load(
-        fromByteOffset: index &* MemoryLayout<RawEvent>.stride &+ SlotEventKey.offset, as: UInt32.self)
+    let slotCount = slotCount
+    // Read in place: each event's time, its type and code as one number (`SlotEventKey`),
+    // and its value, at their offsets (checked with `SlotEventKey.layoutHolds`).
+    var event = UnsafeRawPointer(first + start)
+    let end = UnsafeRawPointer(first + events.count)
+    scan: while event < end {
+      guard event.load(as: Int64.self) <= latest else { break }
+      let key = event.load(fromByteOffset: SlotEventKey.offset, as: UInt32.self)
+      let value = event.load(fromByteOffset: SlotEventKey.valueOffset, as: Int32.self)
       // A position (x or y, adjacent codes) in one test. The slot is tested as an index of
       // `slots` (-1 fails it), which spares the subscript's own bounds check.
       if (key &- SlotEventKey.positionX) & ~SlotEventKey.axisStep == 0 {
         if slots.indices.contains(slot) {
-          if key == SlotEventKey.positionX { slots[slot].x = event.value } else { slots[slot].y = event.value }
+          if key == SlotEventKey.positionX { slots[slot].x = value } else { slots[slot].y = value }
           dirty |= 1 << UInt64(slot)
         }
       } else if key == SlotEventKey.slot {
-        slot = Int(UInt32(bitPattern: event.value)) < slotCount ? Int(event.value) : -1
-      } else if event.type == EventType.abs {
-        switch event.code {
-        case AbsCode.mtTrackingID, AbsCode.mtToolType, AbsCode.mtTouchMajor: break scan
-        default: break
+        slot = Int(UInt32(bitPattern: value)) < slotCount ? Int(value) : -1
+      } else if (key &- SlotEventKey.singleTouchX) & ~SlotEventKey.axisStep == 0 {
+        // The single-touch position a multitouch panel sends beside its slots: ignored.
+      } else {
+        let type = event.load(fromByteOffset: SlotEventKey.offset, as: UInt16.self)
+        let code = event.load(fromByteOffset: SlotEventKey.offset + 2, as: UInt16.self)
+        if type == EventType.abs {
+          switch code {
+          case AbsCode.mtTrackingID, AbsCode.mtToolType, AbsCode.mtTouchMajor: break scan
+          default: break
+          }
+        } else if type != EventType.msc {
+          break
         }
-      } else if event.type != EventType.msc {
-        break
       }
-      index += 1
+      event += MemoryLayout<RawEvent>.stride
     }
     currentSlot = slot
     dirtySlots = dirty
-    return index
+    // A whole number of events from `first`: the shift needs no rounding toward zero.
+    return Int(bitPattern: UInt(bitPattern: event - UnsafeRawPointer(first)) / UInt(MemoryLayout<RawEvent>.stride))
   }
 
   @inline(__always)

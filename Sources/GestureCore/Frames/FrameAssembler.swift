@@ -109,7 +109,7 @@ public struct FrameAssembler: Sendable {
       mode = .inert
       slotCount = 0
     }
-    precondition(SlotEventKey.layoutHolds, "RawEvent no longer holds its type and code as SlotEventKey reads them")
+    precondition(SlotEventKey.layoutHolds, "RawEvent or Slot no longer lay out what SlotEventKey reads")
     slots = InlineArray(repeating: Slot())
     self.slotCount = slotCount
     let anonymousCount = mode == .anonymous ? Self.maximumContacts : 0
@@ -316,6 +316,8 @@ public struct FrameAssembler: Sendable {
 enum SlotEventKey {
   /// Where the type is in a `RawEvent`, the code right after it (`layoutHolds`).
   static let offset = 8
+  /// Where the value is in a `RawEvent`; its time is first.
+  static let valueOffset = 12
 
   /// What is read at `offset` of an event of `type` and `code`.
   static func of(type: UInt16, code: UInt16) -> UInt32 {
@@ -330,11 +332,18 @@ enum SlotEventKey {
   /// The y position's key less the x position's: one bit, their codes being adjacent.
   static let axisStep = of(type: EventType.abs, code: AbsCode.mtPositionY) &- positionX
   static let slot = of(type: EventType.abs, code: AbsCode.mtSlot)
+  /// The single-touch x position's key; y's is `axisStep` more.
+  static let singleTouchX = of(type: EventType.abs, code: AbsCode.x)
 
-  /// Whether a `RawEvent` holds its type and code where `offset` says, as `of` reads them.
+  /// Whether a `RawEvent` holds its time, type, code and value where `offset` and
+  /// `valueOffset` say, as `of` reads them, and a slot its y right after its x.
   static var layoutHolds: Bool {
     guard MemoryLayout<RawEvent>.offset(of: \.type) == offset, MemoryLayout<RawEvent>.offset(of: \.code) == offset + 2,
-      MemoryLayout<RawEvent>.stride % 4 == 0, axisStep.nonzeroBitCount == 1
+      MemoryLayout<RawEvent>.offset(of: \.value) == valueOffset,
+      MemoryLayout<RawEvent>.offset(of: \.time) == 0, MemoryLayout<Timestamp>.size == MemoryLayout<Int64>.size,
+      MemoryLayout<RawEvent>.stride % 4 == 0, axisStep.nonzeroBitCount == 1,
+      of(type: EventType.abs, code: AbsCode.y) &- singleTouchX == axisStep,
+      MemoryLayout<FrameAssembler.Slot>.offset(of: \.y) == FrameAssembler.Slot.xOffset + MemoryLayout<Int32>.stride
     else { return false }
     let event = RawEvent(time: Timestamp(microseconds: 0), type: EventType.abs, code: AbsCode.mtSlot, value: 0)
     return withUnsafeBytes(of: event) { $0.load(fromByteOffset: offset, as: UInt32.self) } == slot

@@ -6,7 +6,7 @@
 protocol GestureMeasure: CustomStringConvertible {
   static var kind: GestureKind { get }
   /// Measures from the reference, or says why the fingers give no usable reference.
-  static func reference(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Result<Self, RecognizerFailure>
+  static func reference(_ fingers: SequenceFingers, geometry: PanelGeometry) -> Result<Self, RecognizerFailure>
   /// Follows the track, restarted at the reference this measure was taken at.
   mutating func update(_ motion: MotionFrame)
   /// The measure step levels are counted on, along `direction`'s axis (growing towards the
@@ -92,7 +92,7 @@ struct ContinuousRecognizer<Measure: GestureMeasure> {
   var isLive: Bool { isTracking || isRecognized }
 
   /// A finger landed: the reference is taken afresh from all fingers down now.
-  mutating func fingersLanded(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Transition<State>? {
+  mutating func fingersLanded(_ fingers: SequenceFingers, geometry: PanelGeometry) -> Transition<State>? {
     guard state == .waiting || state == .tracking else { return nil }
     let allowed = Measure.kind.traits.fingers
     if fingers.count < allowed.lowerBound { return nil }
@@ -148,7 +148,7 @@ extension ContinuousRecognizer: Recognizer {
   /// Recognized on moves, one-shot or stepping.
   static func firesOnMoves(_ binding: Binding) -> Bool { true }
 
-  mutating func landed(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Transition<State>? {
+  mutating func landed(_ fingers: SequenceFingers, geometry: PanelGeometry) -> Transition<State>? {
     fingersLanded(fingers, geometry: geometry)
   }
 
@@ -240,6 +240,8 @@ struct StepLevel {
       level -= 1
       moved -= 1
     }
+    // Where the level stayed, its bounds are those it had (and a pinch's exponentials).
+    guard moved != 0 else { return 0 }
     raiseAt = Double(level + 1) * width
     lowerAt = Double(level - 1) * width
     setScaleBounds()
@@ -318,13 +320,38 @@ struct QuietBox {
     }
   }
 
-  /// Narrows the box to where a tracking `kind` is not recognized (its `crossed` is nil).
+  /// Narrows the box on `kind`'s axes to `other`'s bounds there.
   @inline(__always)  // With `kind` a constant, so that its switch folds away.
-  mutating func narrow(_ kind: GestureKind, toThresholdsOf limits: RecognitionLimits) {
+  mutating func narrow(_ kind: GestureKind, toAxesOf other: QuietBox) {
     switch kind {
     case .pan:
-      narrow(axis: 0, -limits.slop, limits.slop)
-      narrow(axis: 1, -limits.slop, limits.slop)
+      narrow(axis: 0, other.lower.0, other.upper.0)
+      narrow(axis: 1, other.lower.1, other.upper.1)
+    case .pinch: narrow(axis: 2, other.lower.2, other.upper.2)
+    case .rotate: narrow(axis: 3, other.lower.3, other.upper.3)
+    case .tap, .longPress, .swipe: break
+    }
+  }
+
+  /// Narrows the box to where a tracking `kind` is not recognized (its `crossed` is nil),
+  /// `bound` being the sequence's continuous bindings.
+  @inline(__always)  // With `kind` a constant, so that its switch folds away.
+  mutating func narrow(
+    _ kind: GestureKind, toThresholdsOf limits: RecognitionLimits, bound: [BindingIndex.Continuous]
+  ) {
+    switch kind {
+    case .pan:
+      // Short of each bound direction's distance, as `PanMeasure.crossed` measures it: a
+      // pan bound with a step is not recognized at the slop.
+      for candidate in bound where candidate.kind == .pan {
+        let distance = max(candidate.step ?? 0, limits.slop)
+        let axis = candidate.direction.isHorizontal ? 0 : 1
+        if candidate.direction.raisesLevel {
+          narrow(axis: axis, -.infinity, distance)
+        } else {
+          narrow(axis: axis, -distance, .infinity)
+        }
+      }
     case .pinch: narrow(axis: 2, limits.pinchIn, limits.pinchOut)
     case .rotate: narrow(axis: 3, -limits.rotateAngle, limits.rotateAngle)
     case .tap, .longPress, .swipe: break

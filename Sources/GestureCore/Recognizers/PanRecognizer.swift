@@ -8,7 +8,7 @@ struct PanMeasure: GestureMeasure {
   private(set) var dy = 0.0
 
   /// The reference is the track's: its centroid when the last finger landed.
-  static func reference(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Result<Self, RecognizerFailure> {
+  static func reference(_ fingers: SequenceFingers, geometry: PanelGeometry) -> Result<Self, RecognizerFailure> {
     .success(PanMeasure())
   }
 

@@ -9,7 +9,7 @@ struct PinchMeasure: GestureMeasure {
   /// Distance now / baseline.
   private(set) var scale = 1.0
 
-  static func reference(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Result<Self, RecognizerFailure> {
+  static func reference(_ fingers: SequenceFingers, geometry: PanelGeometry) -> Result<Self, RecognizerFailure> {
     let span = MotionTrack.span(fingers, centroid: MotionTrack.centroid(fingers), geometry: geometry)
     if span < minimumBaseline { return .failure(.tooShort(millimetres: span, needed: minimumBaseline)) }
     return .success(PinchMeasure(baseline: span))

@@ -34,7 +34,7 @@ protocol Recognizer {
   /// A new sequence begins.
   mutating func reset()
   /// A finger of the sequence landed before the count was fixed; `fingers` are all of them.
-  mutating func landed(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Transition<State>?
+  mutating func landed(_ fingers: SequenceFingers, geometry: PanelGeometry) -> Transition<State>?
   /// The sequence's finger count is fixed at `count`.
   mutating func countFixed(_ count: Int) -> Transition<State>?
   /// A frame moved the fingers: `motion` is what the sequence's track measured.
@@ -87,7 +87,7 @@ struct SequenceAtDeadline {
 
 /// The sequence at its last finger's lift.
 struct SequenceEnd {
-  var fingers: [SequenceFinger]
+  var fingers: SequenceFingers
   var duration: Microseconds
   var geometry: PanelGeometry
   var thresholds: Thresholds
@@ -140,7 +140,7 @@ extension Recognizer {
   static func holdLimit(_ binding: Binding, _ thresholds: Thresholds, name: String) -> HoldLimit {
     HoldLimit(duration: nil, untilLifted: true, reason: name)
   }
-  func landed(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Transition<State>? { nil }
+  func landed(_ fingers: SequenceFingers, geometry: PanelGeometry) -> Transition<State>? { nil }
   func countFixed(_ count: Int) -> Transition<State>? { nil }
   @inline(__always)
   func frame(_ motion: MotionFrame) {}
@@ -268,7 +268,7 @@ enum RecognizerActions {
   }
 
   struct Landed: RecognizerAction {
-    var fingers: [SequenceFinger]
+    var fingers: SequenceFingers
     var geometry: PanelGeometry
 
     @inline(__always)

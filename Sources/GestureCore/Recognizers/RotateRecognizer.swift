@@ -8,7 +8,7 @@ struct RotateMeasure: GestureMeasure {
   private(set) var angle = 0.0
 
   /// The reference is the track's: the line between the fingers when the last one landed.
-  static func reference(_ fingers: [SequenceFinger], geometry: PanelGeometry) -> Result<Self, RecognizerFailure> {
+  static func reference(_ fingers: SequenceFingers, geometry: PanelGeometry) -> Result<Self, RecognizerFailure> {
     .success(RotateMeasure())
   }
 

@@ -12,28 +12,102 @@ struct SequenceFinger {
   var beyondSlopSince: Timestamp?
 }
 
+/// A touch sequence's fingers, in landing order, at most `TouchSequence.maxFingers`: held in
+/// the sequence itself rather than in an array's buffer, so that a move's write of one
+/// finger's position needs no uniqueness check.
+struct SequenceFingers: RandomAccessCollection, MutableCollection {
+  static let capacity = 5
+  /// `capacity` places in a tuple, reached by a switch: an `InlineArray`'s subscript copies
+  /// its whole storage for one read.
+  private var storage = (Self.unused, Self.unused, Self.unused, Self.unused, Self.unused)
+  private(set) var count = 0
+
+  private static let unused = SequenceFinger(
+    contact: 0, downTime: Timestamp(microseconds: 0), down: Point(x: 0, y: 0), current: Point(x: 0, y: 0))
+
+  init() {}
+
+  init(_ fingers: some Sequence<SequenceFinger>) {
+    for finger in fingers { append(finger) }
+  }
+
+  var startIndex: Int { 0 }
+  var endIndex: Int { count }
+
+  subscript(index: Int) -> SequenceFinger {
+    @inline(__always) get {
+      precondition(UInt(bitPattern: index) < UInt(bitPattern: count), "finger index out of range")
+      switch index {
+      case 0: return storage.0
+      case 1: return storage.1
+      case 2: return storage.2
+      case 3: return storage.3
+      default: return storage.4
+      }
+    }
+    @inline(__always) set {
+      precondition(UInt(bitPattern: index) < UInt(bitPattern: count), "finger index out of range")
+      withPlaces { $0[index] = newValue }
+    }
+  }
+
+  mutating func append(_ finger: SequenceFinger) {
+    precondition(count < Self.capacity, "more fingers than a sequence holds")
+    count += 1
+    self[count - 1] = finger
+  }
+
+  mutating func removeAll() { count = 0 }
+
+  /// `body` on the places as one buffer: a tuple's places of one type lie one stride apart.
+  @inline(__always)
+  private mutating func withPlaces<Result>(_ body: (UnsafeMutablePointer<SequenceFinger>) -> Result) -> Result {
+    withUnsafeMutablePointer(to: &storage) {
+      body(UnsafeMutableRawPointer($0).assumingMemoryBound(to: SequenceFinger.self))
+    }
+  }
+
+  /// Puts the finger of `contact` at `position`, trying index `likely` first (one comparison
+  /// when it is right); returns its index, nil when no finger is that contact's. Reads and
+  /// writes in place, without the subscript's switch over the places.
+  @inline(__always)
+  mutating func move(_ contact: UInt32, tryingFirst likely: Int, to position: Point) -> Int? {
+    let count = count
+    return withPlaces { fingers in
+      var index = likely
+      if UInt(bitPattern: index) >= UInt(bitPattern: count) || fingers[index].contact != contact {
+        index = 0
+        while index < count, fingers[index].contact != contact { index += 1 }
+        guard index < count else { return nil }
+      }
+      fingers[index].current = position
+      return index
+    }
+  }
+}
+
 /// A touch sequence: from the first finger down (no other finger down) to the last finger up.
 ///
 /// Its finger count is fixed by the fingers that land within `finger-landing` of the first.
 struct TouchSequence {
-  static let maxFingers = 5
+  static let maxFingers = SequenceFingers.capacity
 
   /// Counted from 1 per engine (over all its sequences), so that a device's sequences can be
   /// told apart downstream.
   var number = 0
   var startTime = Timestamp(microseconds: 0)
-  /// The counted fingers, in landing order (at most `maxFingers`; storage reused).
-  var fingers: [SequenceFinger] = []
+  /// The counted fingers, in landing order (at most `maxFingers`).
+  var fingers = SequenceFingers()
   var region: Int?
   /// When the first finger of the sequence lifted, if one has.
   var firstLift: Timestamp?
 
-  init() { fingers.reserveCapacity(Self.maxFingers) }
+  init() {}
 
   mutating func reset(at time: Timestamp, number: Int) {
     self.number = number
     startTime = time
-    fingers.removeAll(keepingCapacity: true)
+    fingers.removeAll()
     region = nil
     firstLift = nil
   }
@@ -43,13 +117,6 @@ struct TouchSequence {
   var fingersDown: Int { fingers.reduce(0) { $0 + ($1.lifted ? 0 : 1) } }
 
   func index(of contact: UInt32) -> Int? { fingers.firstIndex { $0.contact == contact } }
-
-  /// `index(of:)`, trying `likely` first: one comparison when it is right.
-  @inline(__always)
-  func index(of contact: UInt32, tryingFirst likely: Int) -> Int? {
-    if fingers.indices.contains(likely), fingers[likely].contact == contact { return likely }
-    return index(of: contact)
-  }
 
   /// Mean of the fingers' down positions.
   var downCentroid: Point {
