@@ -32,6 +32,15 @@ bindings:
 YAML
 }
 
+# swipe_key_config FILE: the same swipe writing `key: alt+left` to gestured's virtual
+# keyboard, which starts no process.
+swipe_key_config() {
+  write_config "$1" <<'YAML'
+bindings:
+  - { gesture: swipe, direction: right, key: alt+left }
+YAML
+}
+
 # taps_touch FILE COUNT FIRST_MS EVERY_MS: the same for one-finger taps of 40 ms.
 taps_touch() {
   local file="$1" count="$2" first="$3" every="$4" i

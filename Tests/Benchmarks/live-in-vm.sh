@@ -130,10 +130,7 @@ done
 # kernel's stamp of the deciding frame to the key's write ("written L µs after its firing's
 # event"; the kernel stamps the key events inside that write), evemu-record on the keyboard
 # counting the chords that arrived.
-write_config "$SCENARIO_DIR/keys.yaml" <<'YAML'
-bindings:
-  - { gesture: swipe, direction: right, key: alt+left }
-YAML
+swipe_key_config "$SCENARIO_DIR/keys.yaml"
 : > "$results/keys-runs.txt"
 measure_ticks() { # NAME PID: ticks over one stream, appended to keys-runs.txt
   local t0 t1 rest pids

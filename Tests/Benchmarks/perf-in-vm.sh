@@ -19,10 +19,7 @@ source "$(dirname "$0")/bench-lib.sh"
 
 bench_stream
 swipe_command_config "$SCENARIO_DIR/command.yaml"
-write_config "$SCENARIO_DIR/keys.yaml" <<'YAML'
-bindings:
-  - { gesture: swipe, direction: right, key: alt+left }
-YAML
+swipe_key_config "$SCENARIO_DIR/keys.yaml"
 touch_start panel create "$SCENARIO_DIR/swipes.touch"
 panel=$TOUCH_DEVNODE
 exec {held}<"$GESTURED"

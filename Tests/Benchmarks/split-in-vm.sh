@@ -21,10 +21,7 @@ source "$(dirname "$0")/bench-lib.sh"
 bench_stream
 script="$SCENARIO_DIR/swipes.touch"
 swipe_command_config "$SCENARIO_DIR/command.yaml"
-write_config "$SCENARIO_DIR/keys.yaml" <<'YAML'
-bindings:
-  - { gesture: swipe, direction: right, key: alt+left }
-YAML
+swipe_key_config "$SCENARIO_DIR/keys.yaml"
 write_config "$SCENARIO_DIR/nothing.yaml" <<'YAML'
 bindings:
   - { gesture: swipe, direction: up, run: "true" }
