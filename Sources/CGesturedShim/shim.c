@@ -60,16 +60,13 @@ int gestured_evdev_grab(int fd, int grab) {
 #define GESTURED_LONGS(count) (((count) + GESTURED_LONG_BITS - 1) / GESTURED_LONG_BITS)
 #define GESTURED_SET_BIT(bits, n) ((bits)[(n) / GESTURED_LONG_BITS] |= 1UL << ((n) % GESTURED_LONG_BITS))
 
-static int gestured_evdev_set_mask(int fd, int all_keys, const unsigned short *keys, size_t key_count,
-                                   const unsigned short *axes, size_t axis_count) {
+/* Every key passes: keys come only at landings and lifts. */
+static int gestured_evdev_set_mask(int fd, const unsigned short *axes, size_t axis_count) {
   /* The types and codes let through; every other type and code is filtered. */
   unsigned long types[GESTURED_LONGS(EV_CNT)] = {0};
   unsigned long key_bits[GESTURED_LONGS(KEY_CNT)];
   unsigned long axis_bits[GESTURED_LONGS(ABS_CNT)] = {0};
-  memset(key_bits, all_keys ? 0xff : 0, sizeof key_bits);
-  for (size_t i = 0; i < key_count; i++) {
-    if (keys[i] < KEY_CNT) GESTURED_SET_BIT(key_bits, keys[i]);
-  }
+  memset(key_bits, 0xff, sizeof key_bits);
   for (size_t i = 0; i < axis_count; i++) {
     if (axes[i] < ABS_CNT) GESTURED_SET_BIT(axis_bits, axes[i]);
   }
@@ -89,12 +86,11 @@ static int gestured_evdev_set_mask(int fd, int all_keys, const unsigned short *k
 
 int gestured_evdev_mask_to_contact_changes(int fd) {
   const unsigned short tracking_id = ABS_MT_TRACKING_ID;
-  return gestured_evdev_set_mask(fd, 1, NULL, 0, &tracking_id, 1);
+  return gestured_evdev_set_mask(fd, &tracking_id, 1);
 }
 
-int gestured_evdev_mask_to(int fd, const unsigned short *keys, size_t key_count, const unsigned short *axes,
-                           size_t axis_count) {
-  return gestured_evdev_set_mask(fd, 0, keys, key_count, axes, axis_count);
+int gestured_evdev_mask_to(int fd, const unsigned short *axes, size_t axis_count) {
+  return gestured_evdev_set_mask(fd, axes, axis_count);
 }
 
 int gestured_uinput_set_phys(int fd, const char *phys) {

@@ -29,11 +29,10 @@ int gestured_evdev_grab(int fd, int grab);
  * and later; returns 0 or -errno (EINVAL or ENOTTY on a kernel without it). */
 int gestured_evdev_mask_to_contact_changes(int fd);
 
-/* Keeps back from evdev fd `fd` every event but EV_SYN and the given keys and axes
+/* Keeps back from evdev fd `fd` every event but EV_SYN, keys and the given axes
  * (EVIOCSMASK), so that a reader that uses only those neither wakes for nor copies the
  * rest. Why C: as for the doorbell above. Returns 0 or -errno. */
-int gestured_evdev_mask_to(int fd, const unsigned short *keys, size_t key_count, const unsigned short *axes,
-                           size_t axis_count);
+int gestured_evdev_mask_to(int fd, const unsigned short *axes, size_t axis_count);
 
 /* UI_SET_PHYS on a /dev/uinput fd before its device is created: a function-like ioctl macro
  * with a string, which Swift cannot call. Returns 0 or -errno. */

@@ -50,8 +50,8 @@ public struct DeviceEngine {
   /// Contacts down after the last frame, as the kernel reported them.
   public var contactsDown: Int { assembler.activeContacts }
 
-  /// The events recognition reads beside EV_SYN (`FrameAssembler.eventsRead`).
-  public var eventsRead: FrameAssembler.EventsRead { assembler.eventsRead }
+  /// The absolute axes recognition reads (`FrameAssembler.axesRead`).
+  public var axesRead: [UInt16]? { assembler.axesRead }
 
   /// Whether a frame in which no contact lands or lifts can fire something now (a bound
   /// pan, pinch or rotation; a tap chain's next tap under way). While false, only a frame

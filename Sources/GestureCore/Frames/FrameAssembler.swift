@@ -282,30 +282,22 @@ public struct FrameAssembler: Sendable {
     toolType == ToolType.pen || toolType == ToolType.palm
   }
 
-  /// The events this assembler reads beside EV_SYN. Every other event leaves its frames as
-  /// they are, so a reader that does nothing else with the device may ask the kernel to
-  /// keep them back.
-  public struct EventsRead: Equatable, Sendable {
-    public var axes: [UInt16]
-    public var keys: [UInt16]
-  }
-
-  public var eventsRead: EventsRead {
+  /// The absolute axes this assembler reads; with EV_SYN and every key, they are all it
+  /// needs, so a reader that does nothing else with the device may ask the kernel to keep
+  /// the other events back. The kernel then drops a frame left with nothing but its
+  /// SYN_REPORT, which changes nothing here for slots (a lift is a tracking id) or single
+  /// touch (its button). nil for protocol A: a frame with no contact reported is its lift,
+  /// and it may hold nothing else (a pressure falling to 0), so no frame may be dropped; and
+  /// for a device with no position.
+  public var axesRead: [UInt16]? {
     switch mode {
     case .slots:
-      EventsRead(
-        axes: [
-          AbsCode.mtSlot, AbsCode.mtTrackingID, AbsCode.mtPositionX, AbsCode.mtPositionY, AbsCode.mtToolType,
-          AbsCode.mtTouchMajor,
-        ], keys: [])
-    case .singleTouch(let button): EventsRead(axes: [AbsCode.x, AbsCode.y], keys: [button])
-    case .anonymous:
-      EventsRead(
-        axes: [
-          AbsCode.mtTrackingID, AbsCode.mtPositionX, AbsCode.mtPositionY, AbsCode.mtToolType, AbsCode.mtTouchMajor,
-        ],
-        keys: [])
-    case .inert: EventsRead(axes: [], keys: [])
+      [
+        AbsCode.mtSlot, AbsCode.mtTrackingID, AbsCode.mtPositionX, AbsCode.mtPositionY, AbsCode.mtToolType,
+        AbsCode.mtTouchMajor,
+      ]
+    case .singleTouch: [AbsCode.x, AbsCode.y]
+    case .anonymous, .inert: nil
     }
   }
 }

@@ -186,10 +186,9 @@ extension Daemon {
       recognizer: recognizer)
     device.forwarder = forwarder
     // Recognition alone reads the device: the kernel keeps back what it does not use.
-    if forwarder == nil, liveView == nil, !printsStream {
-      let read = recognizer.engine.eventsRead
+    if forwarder == nil, liveView == nil, !printsStream, let axes = recognizer.engine.axesRead {
       do {
-        try evdev.readOnly(keys: read.keys, axes: read.axes)
+        try evdev.readOnly(axes: axes)
       } catch {
         logger.info("\(node.devnode): reading every event: \(error)")
       }

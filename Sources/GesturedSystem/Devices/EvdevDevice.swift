@@ -175,17 +175,16 @@ public final class EvdevDevice {
     doorbellDescriptor = descriptor
   }
 
-  /// Asks the kernel to keep every event but EV_SYN, `keys` and `axes` from
+  /// Asks the kernel to keep every event but EV_SYN, keys and `axes` from
   /// `fileDescriptor`, so that a reader using only those neither reads nor handles the rest
-  /// (a panel's legacy single-touch axes, pressure, MSC_TIMESTAMP, BTN_TOOL_*). libevdev's
-  /// view of the others goes stale; only its resync reads it, and the events it then makes
-  /// up for them reach a reader that ignores them.
-  public func readOnly(keys: [UInt16], axes: [UInt16]) throws(DeviceError) {
+  /// (a panel's legacy single-touch axes, pressure, MSC_TIMESTAMP). A frame left with only
+  /// its SYN_REPORT is dropped whole. libevdev's view of the other axes goes stale; only its
+  /// resync reads it, and the events it then makes up for them reach a reader that ignores
+  /// them.
+  public func readOnly(axes: [UInt16]) throws(DeviceError) {
     guard !isClosed else { throw DeviceError(devnode: devnode, operation: .closed, errno: .badFileDescriptor) }
-    let masked = keys.withUnsafeBufferPointer { keys in
-      axes.withUnsafeBufferPointer { axes in
-        gestured_evdev_mask_to(fileDescriptor, keys.baseAddress, keys.count, axes.baseAddress, axes.count)
-      }
+    let masked = axes.withUnsafeBufferPointer { axes in
+      gestured_evdev_mask_to(fileDescriptor, axes.baseAddress, axes.count)
     }
     guard masked == 0 else { throw DeviceError(devnode: devnode, operation: .mask, errno: errno(negated: masked)) }
   }
