@@ -30,7 +30,7 @@ extension SystemError.Operation {
   /// The second open for contact changes (`openDoorbell`): open(2), then EVIOCSMASK (EINVAL
   /// or ENOTTY before Linux 4.4), or the node changed between the two opens.
   public static let doorbell: Self = "open it again for contact changes"
-  /// EVIOCSMASK on the descriptor read (`readOnly(keys:axes:)`): EINVAL or ENOTTY before
+  /// EVIOCSMASK on the descriptor read (`readOnly(axes:)`): EINVAL or ENOTTY before
   /// Linux 4.4.
   public static let mask: Self = "keep back the events it does not use (EVIOCSMASK)"
   /// The handle was closed before the call.
