@@ -61,7 +61,7 @@ int gestured_evdev_grab(int fd, int grab) {
 #define GESTURED_SET_BIT(bits, n) ((bits)[(n) / GESTURED_LONG_BITS] |= 1UL << ((n) % GESTURED_LONG_BITS))
 
 /* Every key passes: keys come only at landings and lifts. */
-static int gestured_evdev_set_mask(int fd, const unsigned short *axes, size_t axis_count) {
+int gestured_evdev_mask_to(int fd, const unsigned short *axes, size_t axis_count) {
   /* The types and codes let through; every other type and code is filtered. */
   unsigned long types[GESTURED_LONGS(EV_CNT)] = {0};
   unsigned long key_bits[GESTURED_LONGS(KEY_CNT)];
@@ -86,11 +86,7 @@ static int gestured_evdev_set_mask(int fd, const unsigned short *axes, size_t ax
 
 int gestured_evdev_mask_to_contact_changes(int fd) {
   const unsigned short tracking_id = ABS_MT_TRACKING_ID;
-  return gestured_evdev_set_mask(fd, &tracking_id, 1);
-}
-
-int gestured_evdev_mask_to(int fd, const unsigned short *axes, size_t axis_count) {
-  return gestured_evdev_set_mask(fd, axes, axis_count);
+  return gestured_evdev_mask_to(fd, &tracking_id, 1);
 }
 
 int gestured_uinput_set_phys(int fd, const char *phys) {

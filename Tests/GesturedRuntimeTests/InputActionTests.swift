@@ -73,7 +73,8 @@ struct InputActionTests {
     let keys = InputAction.keys([KeyChord(codes: [UInt16(KEY_F5)], written: "F5")])
     func write(at microseconds: Int64, oneShot: Bool = true) -> InputActionWriter.Decision {
       writer.write(
-        keys, key: "0#1", label: "kiosk/reload", firedAt: Timestamp(microseconds: microseconds),
+        PreparedInput(keys, label: "kiosk/reload"), key: "0#1", label: "kiosk/reload",
+        firedAt: Timestamp(microseconds: microseconds),
         cooldown: 300_000, oneShot: oneShot)
     }
     // No config asked for the keyboard: nothing to write to, and the log says why.

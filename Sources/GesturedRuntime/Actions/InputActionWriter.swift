@@ -55,19 +55,8 @@ final class InputActionWriter {
     }
   }
 
-  /// Writes one firing's (or step's) action; `label` prefixes its log line, `key` names the
-  /// binding for the cooldown.
-  @discardableResult
-  func write(
-    _ action: InputAction, key: String, label: String, firedAt: Timestamp, cooldown: Microseconds, oneShot: Bool
-  ) -> Decision {
-    write(
-      PreparedInput(action, label: label), key: key, label: label, firedAt: firedAt, cooldown: cooldown,
-      oneShot: oneShot)
-  }
-
-  /// `write(_:key:label:firedAt:cooldown:oneShot:)` with the events and the log line made
-  /// already (the runner's firings: their binding's table made them).
+  /// Writes one firing's (or step's) action, made ready with its binding's table; `label`
+  /// prefixes its log lines, `key` names the binding for the cooldown.
   @discardableResult
   func write(
     _ input: PreparedInput, key: String, label: String, firedAt: Timestamp, cooldown: Microseconds, oneShot: Bool

@@ -100,6 +100,7 @@ extension Daemon {
   ) -> ((Timestamp) -> Void)? {
     guard let wake = actions.wake else { return nil }
     let label = "\(profile.name)/wake"
+    let input = wake.input.map { PreparedInput($0, label: label) }
     let environment = ActionEnvironment.Shared(
       profileName: profile.name, profileEnvironment: actions.environment, bindingName: "wake",
       bindingEnvironment: wake.environment, deviceName: deviceName, devnode: devnode,
@@ -120,7 +121,7 @@ extension Daemon {
           key: "\(devnode)#wake", label: label, command: wake.run ?? "",
           environment: ActionEnvironment(shared: environment),
           timeout: wake.timeout, cooldown: wake.cooldown, user: wake.user ?? actions.user, firedAt: time)
-        if let input = wake.input { request.kind = .input(PreparedInput(input, label: label)) }
+        if let input { request.kind = .input(input) }
         runner?.run(request)
       }
     }
