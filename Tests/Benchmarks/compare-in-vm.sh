@@ -3,8 +3,9 @@
 # bench-vm (40 one-finger swipes) with the swipe bound to `key: alt+left` and to bench-vm's
 # command, in turn A B B A for each config, ROUNDS rounds, and lisgd once a round for scale.
 # Per run: the ticks (utime + stime, /proc/PID/stat) of the launcher and the recognizer over
-# the stream, their minor page faults, and their resident sets after it (VmRSS, RssFile).
-# The summary gives each build's median per config, with the range.
+# the stream, both processes' CPU time in microseconds (/proc/PID/schedstat), their minor
+# page faults, and their resident sets after it (VmRSS, RssFile). The summary gives each
+# build's median ticks and CPU time per config, with the range.
 #
 #   Tests/VM/run-in-vm.sh --rwdir DIR -- env GESTURED_TOUCH=… \
 #     Tests/Benchmarks/compare-in-vm.sh DIR ROUNDS BUILD_A BUILD_B
@@ -26,20 +27,25 @@ exec {held_a}<"$build_a" {held_b}<"$build_b" {held_lisgd}<"$(command -v lisgd)"
 
 stat_field() { awk -v f="$2" '{ print $f }' "/proc/$1/stat"; }
 ticks() { echo $(( $(stat_field "$1" 14) + $(stat_field "$1" 15) )); }
+# CPU time in microseconds from the scheduler's own count (/proc/PID/schedstat), finer
+# than the 10 ms ticks.
+runtime() { awk '{ printf "%d", $1 / 1000 }' "/proc/$1/schedstat"; }
 resident() { awk '/^(VmRSS|RssFile):/ { printf "%s %s ", $1, $2 }' "/proc/$1/status"; }
 
 : > "$results/compare-runs.txt"
 run() { # LABEL BINARY CONFIG
   GESTURED="$2" daemon_ready "$SCENARIO_DIR/$3.yaml" "$panel"
-  local launcher=$DAEMON_PID recognizer t0 t1 r0 r1 f0 f1 g0 g1
+  local launcher=$DAEMON_PID recognizer t0 t1 r0 r1 c0 c1 f0 f1 g0 g1
   recognizer=$(reader_of "$DAEMON_PID")
   t0=$(ticks "$launcher"); r0=$(ticks "$recognizer")
+  c0=$(( $(runtime "$launcher") + $(runtime "$recognizer") ))
   f0=$(stat_field "$launcher" 10); g0=$(stat_field "$recognizer" 10)
   inject "$panel" "$SCENARIO_DIR/swipes.evemu"
   sleep 0.5
   t1=$(ticks "$launcher"); r1=$(ticks "$recognizer")
+  c1=$(( $(runtime "$launcher") + $(runtime "$recognizer") ))
   f1=$(stat_field "$launcher" 10); g1=$(stat_field "$recognizer" 10)
-  echo "$1 $3 total $((t1 - t0 + r1 - r0)) launcher $((t1 - t0)) recognizer $((r1 - r0))" \
+  echo "$1 $3 total $((t1 - t0 + r1 - r0)) launcher $((t1 - t0)) recognizer $((r1 - r0)) cpu-us $((c1 - c0))" \
     "faults $((f1 - f0)) $((g1 - g0)) launcher-rss $(resident "$launcher")recognizer-rss $(resident "$recognizer")" \
     | tee -a "$results/compare-runs.txt"
   daemon_stop
@@ -47,12 +53,13 @@ run() { # LABEL BINARY CONFIG
 lisgd_run() {
   : > "$SCENARIO_DIR/lisgd.out"
   lisgd -d "$panel" -w 800 -h 800 -g "1,LR,*,*,R,echo R >> $SCENARIO_DIR/lisgd.out" > /dev/null 2>&1 &
-  local pid=$! t0
+  local pid=$! t0 c0
   sleep 1
-  t0=$(ticks "$pid")
+  t0=$(ticks "$pid"); c0=$(runtime "$pid")
   inject "$panel" "$SCENARIO_DIR/swipes.evemu"
   sleep 0.5
-  echo "lisgd command total $(( $(ticks "$pid") - t0 ))" | tee -a "$results/compare-runs.txt"
+  echo "lisgd command total $(( $(ticks "$pid") - t0 )) cpu-us $(( $(runtime "$pid") - c0 ))" \
+    | tee -a "$results/compare-runs.txt"
   kill "$pid"; wait "$pid" 2>/dev/null || true
 }
 for round in $(seq 1 "$rounds"); do
@@ -63,13 +70,20 @@ for round in $(seq 1 "$rounds"); do
   lisgd_run
 done
 
-awk '$3 == "total" { key = $1 " " $2; n[key]++; v[key, n[key]] = $4 }
+awk '$3 == "total" {
+    key = $1 " " $2; n[key]++; v[key, n[key]] = $4
+    for (i = 5; i < NF; i++) if ($i == "cpu-us") c[key, n[key]] = $(i + 1)
+  }
+  # Sorts a[k, 1..m] in place and returns its median.
+  function sorted_median(a, k, m,   i, j, t) {
+    for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[k, j] < a[k, i]) { t = a[k, i]; a[k, i] = a[k, j]; a[k, j] = t }
+    return m % 2 ? a[k, (m + 1) / 2] : (a[k, m / 2] + a[k, m / 2 + 1]) / 2
+  }
   END {
     for (key in n) {
       m = n[key]
-      for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[key, j] < v[key, i]) { t = v[key, i]; v[key, i] = v[key, j]; v[key, j] = t }
-      median = m % 2 ? v[key, (m + 1) / 2] : (v[key, m / 2] + v[key, m / 2 + 1]) / 2
-      printf "%s: median %s ticks over %d runs (%d to %d)\n", key, median, m, v[key, 1], v[key, m]
+      median = sorted_median(v, key, m); cpu = sorted_median(c, key, m)
+      printf "%s: median %s ticks over %d runs (%d to %d); CPU median %.1f ms (%.1f to %.1f)\n", key, median, m, v[key, 1], v[key, m], cpu / 1000, c[key, 1] / 1000, c[key, m] / 1000
     }
   }' "$results/compare-runs.txt" | sort | tee "$results/compare-summary.txt"
 chmod -R a+rX "$results"
