@@ -108,3 +108,7 @@ daemon_stop() {
   wait "$NOTIFY_PID" 2>/dev/null || true
   rm -f "$SCENARIO_DIR/notify.log" "$SCENARIO_DIR/notify.sock"
 }
+
+# cpu_ns PID: the process's CPU time in nanoseconds by the scheduler's own count
+# (/proc/PID/schedstat), finer than the 10 ms ticks of /proc/PID/stat.
+cpu_ns() { awk '{ print $1 }' "/proc/$1/schedstat"; }

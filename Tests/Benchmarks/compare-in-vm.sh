@@ -27,9 +27,7 @@ exec {held_a}<"$build_a" {held_b}<"$build_b" {held_lisgd}<"$(command -v lisgd)"
 
 stat_field() { awk -v f="$2" '{ print $f }' "/proc/$1/stat"; }
 ticks() { echo $(( $(stat_field "$1" 14) + $(stat_field "$1" 15) )); }
-# CPU time in microseconds from the scheduler's own count (/proc/PID/schedstat), finer
-# than the 10 ms ticks.
-runtime() { awk '{ printf "%d", $1 / 1000 }' "/proc/$1/schedstat"; }
+runtime() { echo $(( $(cpu_ns "$1") / 1000 )); } # microseconds
 resident() { awk '/^(VmRSS|RssFile):/ { printf "%s %s ", $1, $2 }' "/proc/$1/status"; }
 
 : > "$results/compare-runs.txt"

@@ -24,7 +24,6 @@ touch_start panel create "$SCENARIO_DIR/swipes.touch"
 panel=$TOUCH_DEVNODE
 exec {held}<"$GESTURED"
 
-cpu_ns() { awk '{ print $1 }' "/proc/$1/schedstat"; }
 : > "$results/perf-summary.txt"
 for kind in keys command; do
   daemon_ready "$SCENARIO_DIR/$kind.yaml" "$panel"
