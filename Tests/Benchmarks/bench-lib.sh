@@ -112,3 +112,12 @@ daemon_stop() {
 # cpu_ns PID: the process's CPU time in nanoseconds by the scheduler's own count
 # (/proc/PID/schedstat), finer than the 10 ms ticks of /proc/PID/stat.
 cpu_ns() { awk '{ print $1 }' "/proc/$1/schedstat"; }
+
+# AWK_MEDIAN: an awk function for the summaries' programs (awk "$AWK_MEDIAN"'...'):
+# median(a, n) sorts a[1..n] in place and returns its median.
+AWK_MEDIAN='
+  function median(a, n,   i, j, t) {
+    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+  }
+'

@@ -68,20 +68,16 @@ for round in $(seq 1 "$rounds"); do
   lisgd_run
 done
 
-awk '$3 == "total" {
+awk "$AWK_MEDIAN"'$3 == "total" {
     key = $1 " " $2; n[key]++; v[key, n[key]] = $4
     for (i = 5; i < NF; i++) if ($i == "cpu-us") c[key, n[key]] = $(i + 1)
-  }
-  # Sorts a[k, 1..m] in place and returns its median.
-  function sorted_median(a, k, m,   i, j, t) {
-    for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[k, j] < a[k, i]) { t = a[k, i]; a[k, i] = a[k, j]; a[k, j] = t }
-    return m % 2 ? a[k, (m + 1) / 2] : (a[k, m / 2] + a[k, m / 2 + 1]) / 2
   }
   END {
     for (key in n) {
       m = n[key]
-      median = sorted_median(v, key, m); cpu = sorted_median(c, key, m)
-      printf "%s: median %s ticks over %d runs (%d to %d); CPU median %.1f ms (%.1f to %.1f)\n", key, median, m, v[key, 1], v[key, m], cpu / 1000, c[key, 1] / 1000, c[key, m] / 1000
+      for (i = 1; i <= m; i++) { tv[i] = v[key, i]; tc[i] = c[key, i] }
+      median_ticks = median(tv, m); median_cpu = median(tc, m)
+      printf "%s: median %s ticks over %d runs (%d to %d); CPU median %.1f ms (%.1f to %.1f)\n", key, median_ticks, m, tv[1], tv[m], median_cpu / 1000, tc[1] / 1000, tc[m] / 1000
     }
   }' "$results/compare-runs.txt" | sort | tee "$results/compare-summary.txt"
 chmod -R a+rX "$results"

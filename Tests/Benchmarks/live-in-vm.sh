@@ -253,16 +253,12 @@ wait "$TOUCH_PID" 2>/dev/null || true
 # vary by 2x from run to run; alternating runs share the drift); then the boot's first run of
 # each apart (cold: its binary's pages neither cached nor yet translated by TCG) against the
 # median of the warm runs after it.
-awk '
+awk "$AWK_MEDIAN"'
   $1 == "gestured" && $2 ~ /^[0-9]+$/ { g[++ng] = $2 }
   $1 == "lisgd" && $2 ~ /^[0-9]+$/ { l[++nl] = $2 }
   $1 == "floor-0" && $2 ~ /^[0-9]+$/ { f[++nf] = $2 }
   $1 == "floor-16" && $2 ~ /^[0-9]+$/ { b[++nb] = $2 }
   $1 == "floor-block" && $2 ~ /^[0-9]+$/ { r[++nr] = $2 }
-  function median(a, n,   i, j, t) {
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-  }
   END {
     pairs = ""
     for (i = 1; i <= ng && i <= nl; i++) pairs = pairs sprintf(" %d/%d", g[i], l[i])
