@@ -31,6 +31,8 @@ final class Delivery: Sendable {
   private nonisolated(unsafe) let wakeUp: any DispatchSourceUserDataOr
   /// Times the queue was entered with handler calls (source events alone not counted).
   let hops = Atomic<Int>(0)
+  /// Batches of handler calls sent: the queue may take several in one hop, never one in two.
+  let batches = Atomic<Int>(0)
 
   /// Items each buffer holds before it grows: a few frames of several views and handlers,
   /// so that a queue that lags behind a few frames does not make them grow.
@@ -53,6 +55,7 @@ final class Delivery: Sendable {
   /// Appends `items` (leaving it empty, with its capacity) and wakes the queue.
   func send(_ items: inout [DeliveryItem]) {
     guard !items.isEmpty else { return }
+    batches.add(1, ordering: .relaxed)
     buffers.withLock { $0.waiting.append(contentsOf: items) }
     items.removeAll(keepingCapacity: true)
     wakeUp.or(data: 1)

@@ -133,6 +133,8 @@ public final class TouchScreen: Sendable {
   /// Times `queue` was entered with handler calls (a batch of any number of them), for the
   /// tests and the bench that count hops.
   package var handlerHops: Int { delivery.hops.load(ordering: .relaxed) }
+  /// Batches of handler calls the input side sent: one per frame or deadline that calls any.
+  package var handlerBatches: Int { delivery.batches.load(ordering: .relaxed) }
 
   /// The kinds of a simultaneous group, checked as the config's.
   static func group(_ gestures: [ContinuousGesture], at site: CallSite) throws(GestureDiagnostic) -> GestureKindSet {
