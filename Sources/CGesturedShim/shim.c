@@ -269,6 +269,27 @@ __attribute__((noreturn)) static void child_exec(struct child_report *report, co
   child_fail(report, "execve");
 }
 
+/* Set once, by gestured_keep_to_one_cpu before any action starts: the CPUs actions run on
+ * while the daemon keeps to one. */
+static cpu_set_t action_affinity;
+static int keeps_to_one_cpu;
+
+int gestured_keep_to_one_cpu(void) {
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -errno;
+  int cpu = sched_getcpu();
+  if (cpu < 0) return -errno;
+  if (cpu >= CPU_SETSIZE) return -EINVAL;
+  if (CPU_COUNT(&allowed) <= 1) return cpu;
+  cpu_set_t here;
+  CPU_ZERO(&here);
+  CPU_SET(cpu, &here);
+  if (sched_setaffinity(0, sizeof here, &here) != 0) return -errno;
+  action_affinity = allowed;
+  keeps_to_one_cpu = 1;
+  return cpu;
+}
+
 /* Back to `affinity`, or to every CPU if its CPUs went offline meanwhile: the daemon must
  * not stay on one CPU. */
 static void restore_affinity(const cpu_set_t *affinity) {
@@ -288,15 +309,22 @@ struct gestured_spawn_result gestured_spawn(const char *path, char *const argv[]
   /* The child starts on this thread's CPU, which the thread leaves idle while it waits for
    * the exec, rather than on another CPU woken for it; it takes the daemon's affinity back
    * before exec. Without a mask to restore (more CPUs than a cpu_set_t holds), it starts
-   * wherever the kernel puts it. */
+   * wherever the kernel puts it. A daemon kept to one CPU is there already, and the child
+   * takes the CPUs actions run on, unless it is the daemon's own helper. */
   cpu_set_t affinity;
-  int cpu = sched_getcpu();
-  int pinned = cpu >= 0 && cpu < CPU_SETSIZE && sched_getaffinity(0, sizeof affinity, &affinity) == 0;
-  if (pinned) {
-    cpu_set_t here;
-    CPU_ZERO(&here);
-    CPU_SET(cpu, &here);
-    pinned = sched_setaffinity(0, sizeof here, &here) == 0;
+  const cpu_set_t *child_affinity = NULL;
+  int pinned = 0;
+  if (keeps_to_one_cpu) {
+    if (setup == NULL || !setup->stays_on_the_daemon_cpu) child_affinity = &action_affinity;
+  } else {
+    int cpu = sched_getcpu();
+    if (cpu >= 0 && cpu < CPU_SETSIZE && sched_getaffinity(0, sizeof affinity, &affinity) == 0) {
+      cpu_set_t here;
+      CPU_ZERO(&here);
+      CPU_SET(cpu, &here);
+      pinned = sched_setaffinity(0, sizeof here, &here) == 0;
+      if (pinned) child_affinity = &affinity;
+    }
   }
 
   /* Until its dispositions are reset, the child must not run one of our signal handlers:
@@ -306,7 +334,7 @@ struct gestured_spawn_result gestured_spawn(const char *path, char *const argv[]
   pthread_sigmask(SIG_SETMASK, &every_signal, &previous_mask);
   pid_t pid = vfork();
   if (pid == 0)
-    child_exec(&report, path, argv, envp, stdout_fd, stderr_fd, credentials, setup, pinned ? &affinity : NULL);
+    child_exec(&report, path, argv, envp, stdout_fd, stderr_fd, credentials, setup, child_affinity);
   int vfork_error = errno;
   pthread_sigmask(SIG_SETMASK, &previous_mask, NULL);
   if (pinned) restore_affinity(&affinity);

@@ -116,6 +116,9 @@ struct gestured_child_setup {
    * /dev/uinput is /dev/null: what ProtectSystem=strict, ProtectHome, PrivateTmp,
    * ProtectProc=invisible with ProcSubset=pid and DeviceAllow give a unit. */
   int private_read_only_file_system;
+  /* Nonzero: the child stays on the daemon's one CPU (gestured_keep_to_one_cpu) rather than
+   * taking the CPUs actions run on: the recognizer, which the launcher wakes at each firing. */
+  int stays_on_the_daemon_cpu;
 };
 
 /* Starts `path` with `argv` and exactly `envp`: the child leads its own session and process
@@ -124,8 +127,9 @@ struct gestured_child_setup {
  * `stderr_fd` become its stdout and stderr (-1 keeps the daemon's); pass descriptors above
  * 2. With `credentials` (NULL: the daemon's own user) it takes them before it execs, and
  * with `setup` (NULL: none) its limits, umask and directory. It runs its steps before exec
- * on the caller's CPU and execs with the caller's CPU affinity. Does not wait for the child
- * beyond its exec.
+ * on the caller's CPU and execs with the caller's CPU affinity (after
+ * gestured_keep_to_one_cpu: with the CPUs the daemon had before). Does not wait for the
+ * child beyond its exec.
  *
  * Why C: Swift cannot call vfork (it returns twice) nor run code in the child between fork
  * and exec safely, and posix_spawn has no attribute for another uid/gid (glibc 2.36). vfork
@@ -139,6 +143,13 @@ struct gestured_spawn_result gestured_spawn(const char *path, char *const argv[]
                                             char *const envp[], int stdout_fd, int stderr_fd,
                                             const struct gestured_credentials *credentials,
                                             const struct gestured_child_setup *setup);
+
+/* Keeps the calling thread, and so the threads and children it starts from now on, on the
+ * CPU it runs on, when it may run on several: the launcher and the recognizer then wake
+ * each other without waking a second CPU. Actions started afterwards by gestured_spawn run
+ * on the CPUs allowed before. Returns that CPU, or -errno. Why C: cpu_set_t is handled
+ * through the CPU_* macros, which Swift does not import. */
+int gestured_keep_to_one_cpu(void);
 
 /* A connected pair of AF_UNIX SOCK_SEQPACKET sockets, close-on-exec, in `fds`. Why C: glibc
  * declares the socket types as an enum that Swift imports as a struct, so SOCK_SEQPACKET

@@ -77,7 +77,8 @@ public func spawnShell(
         guard limitCount > 0 else { return spawn(nil, nil) }
         var setup = gestured_child_setup(
           directory: nil, file_mode_mask: -1, limits: limitBuffer.baseAddress, limit_count: limitCount,
-          inherited: nil, inherited_count: 0, no_new_privileges: 0, private_read_only_file_system: 0)
+          inherited: nil, inherited_count: 0, no_new_privileges: 0, private_read_only_file_system: 0,
+          stays_on_the_daemon_cpu: 0)
         return spawn(nil, &setup)
       }
       return user.groups.withUnsafeBufferPointer { groups in
@@ -87,7 +88,7 @@ public func spawnShell(
           var setup = gestured_child_setup(
             directory: directory, file_mode_mask: Int32(UserIdentity.fileModeMask),
             limits: limitBuffer.baseAddress, limit_count: limitCount, inherited: nil, inherited_count: 0,
-            no_new_privileges: 0, private_read_only_file_system: 0)
+            no_new_privileges: 0, private_read_only_file_system: 0, stays_on_the_daemon_cpu: 0)
           return spawn(&credentials, &setup)
         }
       }

@@ -124,8 +124,20 @@ public final class Launcher: @unchecked Sendable {
 
   public func run() -> Never {
     SignalReceiver.block(Daemon.handledSignals)
+    keepToOneCPU()
     queue.sync { start() }
     multiplexer.run()
+  }
+
+  /// The launcher and the recognizer wake each other at every firing: on one CPU, neither
+  /// has a second CPU woken for it. Before the recognizer starts, which inherits it.
+  func keepToOneCPU() {
+    switch ProcessorAffinity.keepToOneCPU() {
+    case .success(let cpu):
+      logger.info("the launcher and the recognizer run on CPU \(cpu), actions on every CPU the daemon may use")
+    case .failure(let error):
+      logger.warning("cannot keep the launcher and the recognizer on one CPU: \(error)")
+    }
   }
 
   func start() {

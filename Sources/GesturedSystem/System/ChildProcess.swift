@@ -223,7 +223,8 @@ extension ChildProcess {
   /// (`NAME=value`), as `spawn` above, keeping `inherited` as descriptors 3, 4, … in that
   /// order, under `credentials` (nil: the caller's user), with PR_SET_NO_NEW_PRIVS when
   /// `noNewPrivileges`, and in a private read-only view of the file system when
-  /// `readOnlyFileSystem` (as root only: gestured_child_setup says what it hides). For the
+  /// `readOnlyFileSystem` (as root only: gestured_child_setup says what it hides), and on
+  /// the daemon's CPU once it keeps to one (`ProcessorAffinity.keepToOneCPU`). For the
   /// daemon's own helper process, not the actions' hot path.
   public static func spawn(
     path: String, arguments: [String], environment: [String], inherited: [Int32],
@@ -239,7 +240,7 @@ extension ChildProcess {
       var setup = gestured_child_setup(
         directory: nil, file_mode_mask: -1, limits: nil, limit_count: 0, inherited: inheritedBuffer.baseAddress,
         inherited_count: inheritedBuffer.count, no_new_privileges: noNewPrivileges ? 1 : 0,
-        private_read_only_file_system: readOnlyFileSystem ? 1 : 0)
+        private_read_only_file_system: readOnlyFileSystem ? 1 : 0, stays_on_the_daemon_cpu: 1)
       guard let credentials else {
         return spawn(
           path: path, argv: argv, envp: envp, standardOutput: -1, standardError: -1, credentials: nil, setup: &setup)
