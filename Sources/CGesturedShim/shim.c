@@ -291,7 +291,7 @@ int gestured_keep_to_one_cpu(void) {
 }
 
 /* Back to `affinity`, or to every CPU if its CPUs went offline meanwhile: the daemon must
- * not stay on one CPU. */
+ * not stay on the CPU it took for a spawn. */
 static void restore_affinity(const cpu_set_t *affinity) {
   if (sched_setaffinity(0, sizeof *affinity, affinity) == 0) return;
   cpu_set_t every_cpu;
