@@ -274,6 +274,14 @@ __attribute__((noreturn)) static void child_exec(struct child_report *report, co
 static cpu_set_t action_affinity;
 static int keeps_to_one_cpu;
 
+/* The calling thread on `cpu` alone; 0 or -1 with errno, as sched_setaffinity. */
+static int run_only_on(int cpu) {
+  cpu_set_t here;
+  CPU_ZERO(&here);
+  CPU_SET(cpu, &here);
+  return sched_setaffinity(0, sizeof here, &here);
+}
+
 int gestured_keep_to_one_cpu(void) {
   cpu_set_t allowed;
   if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -errno;
@@ -281,10 +289,7 @@ int gestured_keep_to_one_cpu(void) {
   if (cpu < 0) return -errno;
   if (cpu >= CPU_SETSIZE) return -EINVAL;
   if (CPU_COUNT(&allowed) <= 1) return cpu;
-  cpu_set_t here;
-  CPU_ZERO(&here);
-  CPU_SET(cpu, &here);
-  if (sched_setaffinity(0, sizeof here, &here) != 0) return -errno;
+  if (run_only_on(cpu) != 0) return -errno;
   action_affinity = allowed;
   keeps_to_one_cpu = 1;
   return cpu;
@@ -319,10 +324,7 @@ struct gestured_spawn_result gestured_spawn(const char *path, char *const argv[]
   } else {
     int cpu = sched_getcpu();
     if (cpu >= 0 && cpu < CPU_SETSIZE && sched_getaffinity(0, sizeof affinity, &affinity) == 0) {
-      cpu_set_t here;
-      CPU_ZERO(&here);
-      CPU_SET(cpu, &here);
-      pinned = sched_setaffinity(0, sizeof here, &here) == 0;
+      pinned = run_only_on(cpu) == 0;
       if (pinned) child_affinity = &affinity;
     }
   }
