@@ -7,7 +7,7 @@ public enum ProcessorAffinity {
   /// every CPU allowed before. Returns that CPU.
   public static func keepToOneCPU() -> Result<Int32, SystemError> {
     valueOrErrno(negated: gestured_keep_to_one_cpu()).mapError {
-      SystemError(operation: "sched_setaffinity", errno: $0)
+      SystemError(operation: "sched_getaffinity, sched_getcpu or sched_setaffinity", errno: $0)
     }
   }
 }
