@@ -188,6 +188,24 @@ struct ChannelMessageTests {
     }
   }
 
+  @Test func aReceiverThatKeepsTheLastDevicesNamesReusesThemAndChecksEveryOtherDevice() throws {
+    var names: ChannelMessage.DeviceNames? = nil
+    let first = try ChannelMessage.decode(ChannelMessage.fired(firing()).encoded(), reusing: &names)
+    #expect(first == .fired(firing()))
+    #expect(names?.devnode == "/dev/input/event5" && names?.deviceName == "Entrance Panel")
+    let again = try ChannelMessage.decode(ChannelMessage.fired(firing()).encoded(), reusing: &names)
+    #expect(again == first)
+    let other = firing(deviceName: "Counter", devnode: "/dev/input/event6")
+    #expect(try ChannelMessage.decode(ChannelMessage.fired(other).encoded(), reusing: &names) == .fired(other))
+    #expect(names?.devnode == "/dev/input/event6" && names?.deviceName == "Counter")
+    // A devnode one byte off the kept one is checked as any other.
+    let climbing = firing(deviceName: "Counter", devnode: "/dev/input/..")
+    #expect(throws: ChannelError.malformed("devnode")) {
+      try ChannelMessage.decode(ChannelMessage.fired(climbing).encoded(), reusing: &names)
+    }
+    #expect(names?.devnode == "/dev/input/event6")
+  }
+
   @Test func aDevnodeWithAParentComponentIsFoundByItsBytes() {
     #expect(ChannelMessage.hasParentComponent("/dev/input/../event5"))
     #expect(ChannelMessage.hasParentComponent("/dev/.."))

@@ -145,14 +145,21 @@ public final class ActionRunner: @unchecked Sendable {
 
   /// Hands a firing to the policy (`ActionPolicy.fire`) and carries out what it decides:
   /// the command starts, waits, merges into a waiting run, or is dropped within its
-  /// cooldown; every decision is logged. `now`: when the firing reached the runner, if the
-  /// caller has read the clock already. Call on `queue`.
+  /// cooldown; every decision is logged. Call on `queue`.
   @discardableResult
-  public func run(_ request: Request, at now: Timestamp = MonotonicClock.now()) -> Decision {
+  public func run(_ request: Request) -> Decision {
     dispatchPrecondition(condition: .onQueue(queue))
+    // Only a command's queue and start need the time: an input action's cooldown counts in
+    // event time, so writing it reads no clock.
+    let now: Timestamp
+    if case .input = request.kind {
+      now = request.firedAt
+    } else {
+      now = Self.now()
+    }
     let (disposition, actions) = policy.fire(request, at: now)
     lastStartFailure = nil
-    perform(actions)
+    perform(actions, at: now)
     switch disposition {
     case .starting(let run):
       if let pid = policy.pid(of: run) { return .started(pid: pid) }
@@ -196,26 +203,29 @@ public final class ActionRunner: @unchecked Sendable {
 
   // MARK: - Carrying out the policy's actions
 
-  private func perform(_ actions: [ActionPolicy.Action]) {
-    for action in actions { perform(action) }
+  /// `now`: the wake-up's time, when it was read already.
+  private func perform(_ actions: [ActionPolicy.Action], at now: Timestamp? = nil) {
+    for action in actions { perform(action, at: now) }
   }
 
-  private func perform(_ action: ActionPolicy.Action) {
+  private func perform(_ action: ActionPolicy.Action, at now: Timestamp? = nil) {
     switch action {
     case .start(let run, let request, let label):
       switch spawn(request, label: label) {
       case .success(let child):
         children[run] = child
         child.run = run
-        perform(policy.started(run, pid: child.process.pid, at: Self.now()))
+        // The firing's time serves as the start's, unless the spawn's latency is logged.
+        let startedAt = policy.logsDebug ? Self.now() : (now ?? Self.now())
+        perform(policy.started(run, pid: child.process.pid, at: startedAt), at: now)
       case .failure(let failure):
         lastStartFailure = (run, failure.message)
-        perform(policy.startFailed(run, reason: failure.message, at: Self.now()))
+        perform(policy.startFailed(run, reason: failure.message, at: now ?? Self.now()), at: now)
       }
     case .signalGroup(let processGroup, let signal):
       ChildProcess(pid: processGroup).signalGroup(signal)
     case .reap(let run):
-      reap(run)
+      reap(run, at: now)
     case .stopWatchingExit(let run):
       if let child = children[run] { stopWatchingExit(of: child) }
     case .log(let level, let message):
@@ -255,7 +265,8 @@ public final class ActionRunner: @unchecked Sendable {
     do {
       timer = try DeadlineTimer(multiplexer: multiplexer) { [weak self] in
         guard let self else { return }
-        self.perform(self.policy.deadlineReached(at: Self.now()))
+        let now = Self.now()
+        self.perform(self.policy.deadlineReached(at: now), at: now)
       }
       return true
     } catch {
@@ -330,7 +341,8 @@ public final class ActionRunner: @unchecked Sendable {
         pidfd,
         handler: { [weak self, weak child] in
           guard let self, let child, let run = child.run else { return }
-          self.perform(self.policy.exited(run, at: Self.now()))
+          let now = Self.now()
+          self.perform(self.policy.exited(run, at: now), at: now)
         })
     {
       child.pidfd = (pidfd, token)
@@ -367,7 +379,7 @@ public final class ActionRunner: @unchecked Sendable {
 
   /// Collects the shell's exit if it has exited (a polled one may not have yet); its output
   /// is logged before the policy hears of it.
-  private func reap(_ run: ActionPolicy.RunID) {
+  private func reap(_ run: ActionPolicy.RunID, at now: Timestamp? = nil) {
     guard let child = children[run] else { return }
     let status: ProcessStatus?
     switch child.process.reap() {
@@ -387,7 +399,7 @@ public final class ActionRunner: @unchecked Sendable {
       if let token = pipe.token, multiplexer.mayBeReady(token) { drain(pipe, reads: 16) }
       if output.running == 0 { pipe.splitter.finish { log(line: $0, cut: $1, of: pipe) } }
     }
-    perform(policy.reaped(run, status: status, at: Self.now()))
+    perform(policy.reaped(run, status: status, at: now ?? Self.now()))
   }
 
   // MARK: - Output

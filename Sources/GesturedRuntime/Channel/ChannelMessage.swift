@@ -196,6 +196,12 @@ public enum ChannelError: Error, Hashable, Sendable, CustomStringConvertible {
 // MARK: Encoding
 
 extension ChannelMessage {
+  /// The enumerations a firing sends by their index, listed once: `allCases` makes its
+  /// array anew at every use.
+  static let gestureKinds = GestureKind.allCases
+  static let directions = Direction.allCases
+  static let endReasons = EndReason.allCases
+
   /// The datagram. A firing's strings beyond their limits are the caller's bug and are
   /// encoded as they are: `decode` refuses them.
   public func encoded() -> [UInt8] {
@@ -207,7 +213,7 @@ extension ChannelMessage {
       writer.unsigned(UInt64(firing.generation))
       writer.signed(firing.profile)
       writer.signed(event.binding)
-      writer.unsigned(UInt64(GestureKind.allCases.firstIndex(of: event.gesture)!))
+      writer.unsigned(UInt64(ChannelMessage.gestureKinds.firstIndex(of: event.gesture)!))
       switch event.phase {
       case .oneShot:
         writer.unsigned(0)
@@ -223,7 +229,7 @@ extension ChannelMessage {
       writer.signed(event.sequence)
       writer.signed(event.fingers)
       writer.signed(event.taps)
-      writer.optionalUnsigned(event.direction.map { UInt64(Direction.allCases.firstIndex(of: $0)!) })
+      writer.optionalUnsigned(event.direction.map { UInt64(ChannelMessage.directions.firstIndex(of: $0)!) })
       writer.optionalDouble(event.scale)
       writer.optionalDouble(event.angle)
       writer.optionalDouble(event.dx)
@@ -231,7 +237,7 @@ extension ChannelMessage {
       writer.double(event.position.x)
       writer.double(event.position.y)
       writer.optionalSigned(event.region)
-      writer.optionalUnsigned(event.endReason.map { UInt64(EndReason.allCases.firstIndex(of: $0)!) })
+      writer.optionalUnsigned(event.endReason.map { UInt64(ChannelMessage.endReasons.firstIndex(of: $0)!) })
       writer.string(firing.deviceName)
       writer.string(firing.devnode)
     case .woke(let wake):
@@ -321,6 +327,21 @@ extension ChannelMessage {
   /// The message, checked for shape: lengths, types, ranges, strings. A firing still has to
   /// be checked against the launcher's config (`ChannelFiring.validated`).
   public static func decode(_ bytes: [UInt8]) throws(ChannelError) -> ChannelMessage {
+    var names: DeviceNames? = nil
+    return try decode(bytes, reusing: &names)
+  }
+
+  /// A device's name and node as a message carried them, checked.
+  public struct DeviceNames: Sendable {
+    public var deviceName: String
+    public var devnode: String
+  }
+
+  /// As `decode(_:)`, for a receiver that keeps the last device's names (`names`): a message
+  /// from that device again reuses them rather than making and checking its strings anew.
+  public static func decode(_ bytes: [UInt8], reusing names: inout DeviceNames?) throws(ChannelError)
+    -> ChannelMessage
+  {
     guard bytes.count <= maximumLength else { throw .oversized("\(bytes.count) bytes") }
     var reader = ChannelReader(bytes: bytes)
     guard try reader.byte("version") == version else { throw .malformed("version") }
@@ -328,12 +349,12 @@ extension ChannelMessage {
     guard let kind = Kind(rawValue: rawKind) else { throw .malformed("unknown kind \(rawKind)") }
     let message: ChannelMessage
     switch kind {
-    case .fired: message = .fired(try decodeFiring(&reader))
+    case .fired: message = .fired(try decodeFiring(&reader, reusing: &names))
     case .woke:
       let generation = try reader.generation()
       let profile = try reader.signed("profile", in: 0...maximumCount)
       let time = try reader.signed("time", in: 0...Int.max)
-      let (deviceName, devnode) = try decodeDevice(&reader)
+      let (deviceName, devnode) = try decodeDevice(&reader, reusing: &names)
       message = .woke(
         ChannelWake(
           generation: generation, profile: profile, time: Timestamp(microseconds: Int64(time)),
@@ -372,11 +393,16 @@ extension ChannelMessage {
   static let maximumCount = 1 << 20
   static let maximumMagnitude = 1e9
 
-  /// The device's name and node, checked.
-  private static func decodeDevice(_ reader: inout ChannelReader) throws(ChannelError) -> (String, String) {
-    let deviceName = try reader.string("device name", maximumLength: maximumDeviceNameLength)
-    let devnode = try reader.string("devnode", maximumLength: maximumDevnodeLength)
+  /// The device's name and node, checked, or `names` when the bytes are theirs.
+  private static func decodeDevice(_ reader: inout ChannelReader, reusing names: inout DeviceNames?)
+    throws(ChannelError) -> (String, String)
+  {
+    let deviceName = try reader.string(
+      "device name", maximumLength: maximumDeviceNameLength, reusing: names?.deviceName)
+    let devnode = try reader.string("devnode", maximumLength: maximumDevnodeLength, reusing: names?.devnode)
+    if let names, deviceName == names.deviceName, devnode == names.devnode { return (deviceName, devnode) }
     guard devnode.utf8.starts(with: "/dev/".utf8), !hasParentComponent(devnode) else { throw .malformed("devnode") }
+    names = DeviceNames(deviceName: deviceName, devnode: devnode)
     return (deviceName, devnode)
   }
 
@@ -398,12 +424,14 @@ extension ChannelMessage {
     return length == 2 && dots == 2
   }
 
-  private static func decodeFiring(_ reader: inout ChannelReader) throws(ChannelError) -> ChannelFiring {
+  private static func decodeFiring(_ reader: inout ChannelReader, reusing names: inout DeviceNames?)
+    throws(ChannelError) -> ChannelFiring
+  {
     let generation = try reader.generation()
     let profile = try reader.signed("profile", in: 0...maximumCount)
     let binding = try reader.signed("binding", in: 0...maximumCount)
-    let gesture = GestureKind.allCases[
-      Int(try reader.enumeration("gesture", below: UInt64(GestureKind.allCases.count)))]
+    let gesture = ChannelMessage.gestureKinds[
+      Int(try reader.enumeration("gesture", below: UInt64(ChannelMessage.gestureKinds.count)))]
     let phaseKind = try reader.enumeration("phase", below: 3)
     let phaseCount = try reader.signed("phase count", in: 0...maximumCount)
     let phase: GestureEvent.Phase
@@ -420,8 +448,8 @@ extension ChannelMessage {
     let sequence = try reader.signed("sequence", in: 0...Int.max)
     let fingers = try reader.signed("fingers", in: 1...maximumCount)
     let taps = try reader.signed("taps", in: 1...maximumCount)
-    let direction = try reader.optionalEnumeration("direction", below: UInt64(Direction.allCases.count)).map {
-      Direction.allCases[Int($0)]
+    let direction = try reader.optionalEnumeration("direction", below: UInt64(ChannelMessage.directions.count)).map {
+      ChannelMessage.directions[Int($0)]
     }
     let scale = try reader.optionalDouble("scale", in: 0...maximumMagnitude)
     let angle = try reader.optionalDouble("angle", in: -maximumMagnitude...maximumMagnitude)
@@ -430,8 +458,8 @@ extension ChannelMessage {
     let x = try reader.double("x", in: -maximumMagnitude...maximumMagnitude)
     let y = try reader.double("y", in: -maximumMagnitude...maximumMagnitude)
     let region = try reader.optionalSigned("region", in: 0...maximumCount)
-    let endReason = try reader.optionalEnumeration("end reason", below: UInt64(EndReason.allCases.count)).map {
-      EndReason.allCases[Int($0)]
+    let endReason = try reader.optionalEnumeration("end reason", below: UInt64(ChannelMessage.endReasons.count)).map {
+      ChannelMessage.endReasons[Int($0)]
     }
     // An end and only an end says why its steps ended.
     if case .end = phase {
@@ -439,7 +467,7 @@ extension ChannelMessage {
     } else if endReason != nil {
       throw .malformed("end reason")
     }
-    let (deviceName, devnode) = try decodeDevice(&reader)
+    let (deviceName, devnode) = try decodeDevice(&reader, reusing: &names)
     let event = GestureEvent(
       time: Timestamp(microseconds: Int64(time)), binding: binding, gesture: gesture, phase: phase, sequence: sequence,
       fingers: fingers, taps: taps, direction: direction, scale: scale, angle: angle, dx: dx, dy: dy,
@@ -539,7 +567,10 @@ struct ChannelReader {
 
   /// Non-empty UTF-8 without control characters (they would forge log lines or reach a
   /// terminal through the environment) and without NUL (which the environment cannot hold).
-  mutating func string(_ field: String, maximumLength: Int) throws(ChannelError) -> String {
+  /// `previous`, a string this check passed before, is returned when the bytes are its own.
+  mutating func string(_ field: String, maximumLength: Int, reusing previous: String? = nil) throws(ChannelError)
+    -> String
+  {
     _ = try type(field, .string)
     let low = Int(try byte(field))
     let length = low | Int(try byte(field)) << 8
@@ -548,6 +579,7 @@ struct ChannelReader {
     guard bytes.count - offset >= length else { throw .malformed("truncated at \(field)") }
     let utf8 = bytes[offset..<offset + length]
     offset += length
+    if let previous, previous.utf8.count == length, previous.utf8.elementsEqual(utf8) { return previous }
     guard let text = String(validating: utf8, as: UTF8.self) else { throw .malformed("\(field) is not UTF-8") }
     guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || ($0.value >= 0x7F && $0.value <= 0x9F) })
     else { throw .malformed("control character in \(field)") }

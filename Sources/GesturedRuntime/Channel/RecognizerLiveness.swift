@@ -13,22 +13,33 @@ public struct RecognizerLiveness: Hashable, Sendable {
   public static func silenceLimit(pingInterval: Microseconds) -> Microseconds { pingInterval * 3 / 2 }
 
   public let silenceLimit: Microseconds
-  /// When the recognizer was last heard from (or started).
+  /// The earliest the recognizer can have last been heard from: the check before its latest
+  /// message (or its start). A message is dated by the check after it, so that receiving one
+  /// reads no clock.
   public private(set) var lastHeard: Timestamp
+  /// Whether a message came since the last check.
+  public private(set) var heardSinceCheck = false
+  private var lastCheck: Timestamp
 
   public init(startedAt start: Timestamp, silenceLimit: Microseconds) {
     lastHeard = start
+    lastCheck = start
     self.silenceLimit = silenceLimit
   }
 
-  /// A message arrived at `time`.
-  public mutating func heard(at time: Timestamp) {
-    lastHeard = max(lastHeard, time)
-  }
+  /// A message arrived.
+  public mutating func heard() { heardSinceCheck = true }
 
   /// When the recognizer counts as hung if nothing arrives before: the time to check next.
-  public var deadline: Timestamp { lastHeard + silenceLimit }
+  public var deadline: Timestamp { (heardSinceCheck ? max(lastHeard, lastCheck) : lastHeard) + silenceLimit }
 
-  /// Whether the recognizer has been silent for longer than the limit at `now`.
-  public func isHung(at now: Timestamp) -> Bool { now > deadline }
+  /// A check at `now`: whether the recognizer has been silent for longer than the limit.
+  public mutating func isHung(at now: Timestamp) -> Bool {
+    if heardSinceCheck {
+      lastHeard = max(lastHeard, lastCheck)
+      heardSinceCheck = false
+    }
+    lastCheck = max(lastCheck, now)
+    return now > lastHeard + silenceLimit
+  }
 }

@@ -6,8 +6,8 @@ import GesturedSystem
 /// index a `GestureEvent` names): what a firing of each runs, and what every firing of it
 /// hands the runner alike. The daemon keeps one per open device and remakes it at a reload;
 /// a firing reaches the runner through it (`ActionRunner.fire(_:of:)`), not through a
-/// closure per binding.
-public struct BindingTable: Sendable {
+/// closure per binding. A class: a firing passes it on without copying what it holds.
+public final class BindingTable: Sendable {
   public let profile: Profile
   /// The profile's index in the config: part of every binding's runner key.
   public let profileIndex: Int
@@ -68,6 +68,18 @@ public struct BindingTable: Sendable {
     ResolvedFiring(event: event, profile: profile, actions: actions)
   }
 
+  /// The request for a key or wheel binding's one-shot firing or step, made from the table
+  /// alone (it needs none of the names `firing(for:)` looks up); nil for any other firing,
+  /// and for one naming a binding or region the profile does not have.
+  public func inputRequest(for event: GestureEvent) -> ActionRunner.Request? {
+    guard runs.indices.contains(event.binding), var request = runs[event.binding].inputRequest else { return nil }
+    if case .end = event.phase { return nil }
+    if let region = event.region, !profile.regions.indices.contains(region) { return nil }
+    request.firedAt = event.time
+    request.schedule = BindingTable.schedule(of: event, devnode: devnode)
+    return request
+  }
+
   /// The runner's request for `firing` (one of this table's), nil when its binding runs
   /// nothing for it (an end without `end:`) or the table only reports.
   public func request(for firing: ResolvedFiring) -> ActionRunner.Request? {
@@ -95,6 +107,9 @@ public struct BindingTable: Sendable {
     let environment: ActionEnvironment.Shared
     /// The binding's key or wheel action, made ready for its firings; nil for `run:`.
     let input: PreparedInput?
+    /// The request of every one-shot firing and step of a key or wheel binding but for its
+    /// time and schedule; nil for `run:`.
+    let inputRequest: ActionRunner.Request?
 
     /// `path`: the binding's actions' `PATH` (ActionEnvironment.startingPath).
     init(
@@ -105,11 +120,22 @@ public struct BindingTable: Sendable {
       key = "\(profileIndex)#\(binding)"
       let label = "\(profile.name)/\(bindingName)"
       self.label = label
-      input = actions.action(ofBinding: binding)?.input.map { PreparedInput($0, label: label) }
-      environment = ActionEnvironment.Shared(
+      let action = actions.action(ofBinding: binding)
+      let input = action?.input.map { PreparedInput($0, label: label) }
+      self.input = input
+      let environment = ActionEnvironment.Shared(
         profileName: profile.name, profileEnvironment: actions.environment, bindingName: bindingName,
-        bindingEnvironment: actions.action(ofBinding: binding)?.environment ?? [:], deviceName: deviceName,
-        devnode: devnode, path: path)
+        bindingEnvironment: action?.environment ?? [:], deviceName: deviceName, devnode: devnode, path: path)
+      self.environment = environment
+      // As `request(for:command:devnode:environment:)` makes it from a resolved firing.
+      if let action, let input, profile.bindings[binding].region.map(profile.regions.indices.contains) ?? true {
+        inputRequest = ActionRunner.Request(
+          key: key, label: label, command: "", environment: ActionEnvironment(shared: environment),
+          timeout: action.timeout, cooldown: action.cooldown, user: action.user ?? actions.user,
+          firedAt: Timestamp(microseconds: 0), kind: .input(input))
+      } else {
+        inputRequest = nil
+      }
     }
 
     /// The request for one of the binding's firings, which runs `command` in `environment`
@@ -146,6 +172,7 @@ extension ActionRunner {
   /// nothing runs that the config does not bind). Call on the runner's queue.
   @discardableResult
   public func fire(_ event: GestureEvent, of table: BindingTable) -> Decision? {
+    if let request = table.inputRequest(for: event) { return run(request) }
     guard let firing = table.firing(for: event) else {
       logUnknownBinding(devnode: table.devnode)
       return nil

@@ -49,6 +49,8 @@ public final class Launcher: @unchecked Sendable {
   var recognizer: ChildProcess?
   var watchdogTimer: DeadlineTimer?
   /// Whether the recognizer still speaks, checked at each watchdog ping.
+  /// The device of the last message that named one (ChannelMessage.decode).
+  var lastDeviceNames: ChannelMessage.DeviceNames?
   var liveness = RecognizerLiveness(startedAt: Timestamp(microseconds: 0), silenceLimit: 0)
   /// One table per device and profile the recognizer reported, remade at each reload.
   var tables: [TableKey: BindingTable] = [:]
@@ -327,14 +329,12 @@ public final class Launcher: @unchecked Sendable {
       logger.error("the recognizer closed its channel; stopping")
       exit(ExitCode.systemError.rawValue)
     case .oversized(let length):
-      liveness.heard(at: MonotonicClock.now())
+      liveness.heard()
       logger.error("refused a message from the recognizer: oversized message: \(length) bytes")
     case .message(let bytes):
-      // One clock read serves the liveness and the action's start.
-      let now = MonotonicClock.now()
-      liveness.heard(at: now)
+      liveness.heard()
       do {
-        try received(ChannelMessage.decode(bytes), at: now)
+        try received(ChannelMessage.decode(bytes, reusing: &lastDeviceNames))
       } catch {
         logger.error("refused a message from the recognizer: \(error)")
       }
@@ -342,19 +342,22 @@ public final class Launcher: @unchecked Sendable {
     return true
   }
 
-  /// Handles one message from the recognizer, received at `now`.
-  func received(_ message: ChannelMessage, at now: Timestamp = MonotonicClock.now()) throws(ChannelError) {
+  /// Handles one message from the recognizer.
+  func received(_ message: ChannelMessage) throws(ChannelError) {
     switch message {
     case .fired(let firing):
       let checked = try firing.validated(against: configuration, generation: generation)
       let table = table(for: checked)
       // nil: the binding runs nothing for it (an end without `end:`).
-      guard let request = table.firing(for: checked.event).flatMap({ table.request(for: $0) }) else { return }
-      perform(request, at: now)
+      guard
+        let request = table.inputRequest(for: checked.event)
+          ?? table.firing(for: checked.event).flatMap({ table.request(for: $0) })
+      else { return }
+      perform(request)
     case .woke(let wake):
       let checked = try wake.validated(
         profileCount: configuration.profiles.count, hasWake: { actions[$0].wake != nil }, generation: generation)
-      runWake(checked, at: now)
+      runWake(checked)
     case .ready(_, let devices):
       ResidentMemory.returnUnusedPages()
       notifier?.ready(status: devices == 1 ? "1 touchscreen" : "\(devices) touchscreens")
@@ -383,7 +386,7 @@ public final class Launcher: @unchecked Sendable {
 
   /// The profile's `wake:` (command or keys), labelled "profile/wake", as the one-process
   /// daemon runs it.
-  func runWake(_ wake: ChannelWake, at now: Timestamp) {
+  func runWake(_ wake: ChannelWake) {
     let profile = configuration.profiles[wake.profile]
     let profileActions = actions[wake.profile]
     guard let action = profileActions.wake else { return }
@@ -396,13 +399,13 @@ public final class Launcher: @unchecked Sendable {
       environment: ActionEnvironment(shared: environment), timeout: action.timeout, cooldown: action.cooldown,
       user: action.user ?? profileActions.user, firedAt: wake.time)
     if let input = action.input { request.kind = .input(PreparedInput(input, label: request.label)) }
-    perform(request, at: now)
+    perform(request)
   }
 
   /// A checked request to the action runner.
-  func perform(_ request: ActionRunner.Request, at now: Timestamp) {
+  func perform(_ request: ActionRunner.Request) {
     if let runAction { return runAction(request) }
-    runner?.run(request, at: now)
+    runner?.run(request)
   }
 
   /// The table for the device a firing came from, under the launcher's own config.
