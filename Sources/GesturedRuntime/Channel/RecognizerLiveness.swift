@@ -30,16 +30,17 @@ public struct RecognizerLiveness: Hashable, Sendable {
   /// A message arrived.
   public mutating func heard() { heardSinceCheck = true }
 
+  /// `lastHeard` with a message since the last check dated by that check.
+  private var heardBy: Timestamp { heardSinceCheck ? max(lastHeard, lastCheck) : lastHeard }
+
   /// When the recognizer counts as hung if nothing arrives before: the time to check next.
-  public var deadline: Timestamp { (heardSinceCheck ? max(lastHeard, lastCheck) : lastHeard) + silenceLimit }
+  public var deadline: Timestamp { heardBy + silenceLimit }
 
   /// A check at `now`: whether the recognizer has been silent for longer than the limit.
   public mutating func isHung(at now: Timestamp) -> Bool {
-    if heardSinceCheck {
-      lastHeard = max(lastHeard, lastCheck)
-      heardSinceCheck = false
-    }
+    lastHeard = heardBy
+    heardSinceCheck = false
     lastCheck = max(lastCheck, now)
-    return now > lastHeard + silenceLimit
+    return now > deadline
   }
 }
