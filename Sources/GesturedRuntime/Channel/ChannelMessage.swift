@@ -213,7 +213,7 @@ extension ChannelMessage {
       writer.unsigned(UInt64(firing.generation))
       writer.signed(firing.profile)
       writer.signed(event.binding)
-      writer.unsigned(UInt64(ChannelMessage.gestureKinds.firstIndex(of: event.gesture)!))
+      writer.unsigned(UInt64(Self.gestureKinds.firstIndex(of: event.gesture)!))
       switch event.phase {
       case .oneShot:
         writer.unsigned(0)
@@ -229,7 +229,7 @@ extension ChannelMessage {
       writer.signed(event.sequence)
       writer.signed(event.fingers)
       writer.signed(event.taps)
-      writer.optionalUnsigned(event.direction.map { UInt64(ChannelMessage.directions.firstIndex(of: $0)!) })
+      writer.optionalUnsigned(event.direction.map { UInt64(Self.directions.firstIndex(of: $0)!) })
       writer.optionalDouble(event.scale)
       writer.optionalDouble(event.angle)
       writer.optionalDouble(event.dx)
@@ -237,7 +237,7 @@ extension ChannelMessage {
       writer.double(event.position.x)
       writer.double(event.position.y)
       writer.optionalSigned(event.region)
-      writer.optionalUnsigned(event.endReason.map { UInt64(ChannelMessage.endReasons.firstIndex(of: $0)!) })
+      writer.optionalUnsigned(event.endReason.map { UInt64(Self.endReasons.firstIndex(of: $0)!) })
       writer.string(firing.deviceName)
       writer.string(firing.devnode)
     case .woke(let wake):
@@ -430,8 +430,8 @@ extension ChannelMessage {
     let generation = try reader.generation()
     let profile = try reader.signed("profile", in: 0...maximumCount)
     let binding = try reader.signed("binding", in: 0...maximumCount)
-    let gesture = ChannelMessage.gestureKinds[
-      Int(try reader.enumeration("gesture", below: UInt64(ChannelMessage.gestureKinds.count)))]
+    let gesture = gestureKinds[
+      Int(try reader.enumeration("gesture", below: UInt64(gestureKinds.count)))]
     let phaseKind = try reader.enumeration("phase", below: 3)
     let phaseCount = try reader.signed("phase count", in: 0...maximumCount)
     let phase: GestureEvent.Phase
@@ -448,8 +448,8 @@ extension ChannelMessage {
     let sequence = try reader.signed("sequence", in: 0...Int.max)
     let fingers = try reader.signed("fingers", in: 1...maximumCount)
     let taps = try reader.signed("taps", in: 1...maximumCount)
-    let direction = try reader.optionalEnumeration("direction", below: UInt64(ChannelMessage.directions.count)).map {
-      ChannelMessage.directions[Int($0)]
+    let direction = try reader.optionalEnumeration("direction", below: UInt64(directions.count)).map {
+      directions[Int($0)]
     }
     let scale = try reader.optionalDouble("scale", in: 0...maximumMagnitude)
     let angle = try reader.optionalDouble("angle", in: -maximumMagnitude...maximumMagnitude)
@@ -458,8 +458,8 @@ extension ChannelMessage {
     let x = try reader.double("x", in: -maximumMagnitude...maximumMagnitude)
     let y = try reader.double("y", in: -maximumMagnitude...maximumMagnitude)
     let region = try reader.optionalSigned("region", in: 0...maximumCount)
-    let endReason = try reader.optionalEnumeration("end reason", below: UInt64(ChannelMessage.endReasons.count)).map {
-      ChannelMessage.endReasons[Int($0)]
+    let endReason = try reader.optionalEnumeration("end reason", below: UInt64(endReasons.count)).map {
+      endReasons[Int($0)]
     }
     // An end and only an end says why its steps ended.
     if case .end = phase {
