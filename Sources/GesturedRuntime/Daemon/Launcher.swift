@@ -48,9 +48,9 @@ public final class Launcher: @unchecked Sendable {
   var channel: SeqPacketSocket?
   var recognizer: ChildProcess?
   var watchdogTimer: DeadlineTimer?
-  /// Whether the recognizer still speaks, checked at each watchdog ping.
   /// The device of the last message that named one (ChannelMessage.decode).
   var lastDeviceNames: ChannelMessage.DeviceNames?
+  /// Whether the recognizer still speaks, checked at each watchdog ping.
   var liveness = RecognizerLiveness(startedAt: Timestamp(microseconds: 0), silenceLimit: 0)
   /// One table per device and profile the recognizer reported, remade at each reload.
   var tables: [TableKey: BindingTable] = [:]
