@@ -142,7 +142,7 @@ struct InputActionTests {
     #expect(!FiringReport.jsonLine(file: "f", deviceName: "d", firing: endFiring).contains("wheel"))
   }
 
-  @Test("a key or wheel binding's request made from the table alone is the one its resolved firing makes")
+  @Test("a key or wheel binding's request comes from its table, and its resolved firing's is the same")
   func inputRequestFromTheTable() throws {
     var profile = Profile(name: "kiosk")
     profile.regions = [Region(name: "top", area: Area(x: 0, y: 0, width: 1, height: 0.5))]
@@ -150,49 +150,61 @@ struct InputActionTests {
       Binding(gesture: .swipe, direction: .left), Binding(gesture: .pan, direction: .down, step: 10),
       Binding(gesture: .tap),
     ]
-    var keyAction = BindingAction(.input(.keys([KeyChord(codes: [UInt16(KEY_F5)], written: "F5")])))
+    let f5 = InputAction.keys([KeyChord(codes: [UInt16(KEY_F5)], written: "F5")])
+    var keyAction = BindingAction(.input(f5))
     keyAction.cooldown = 250_000
     keyAction.user = "kiosk"
-    let actions = ProfileActions(bindings: [
-      keyAction, BindingAction(.input(.wheel(1)), end: "logger done"), BindingAction(run: "echo tap"),
-    ])
+    keyAction.environment = ["PAGE": "next"]
+    let actions = ProfileActions(
+      environment: ["KIOSK": "1"],
+      bindings: [keyAction, BindingAction(.input(.wheel(1)), end: "logger done"), BindingAction(run: "echo tap")])
     let table = BindingTable(
       profile: profile, profileIndex: 2, actions: actions, devnode: "/dev/input/event4", deviceName: "Panel",
       daemonPath: "/usr/bin:/bin", daemonIsRoot: true)
-    func slowRequest(_ event: GestureEvent) -> ActionRunner.Request? {
+    func resolvedRequest(_ event: GestureEvent) -> ActionRunner.Request? {
       table.firing(for: event).flatMap { table.request(for: $0) }
-    }
-    func expectSame(_ event: GestureEvent) throws {
-      let fast = try #require(table.inputRequest(for: event))
-      let slow = try #require(slowRequest(event))
-      #expect(fast.key == slow.key && fast.label == slow.label && fast.command == slow.command)
-      #expect(fast.environment == slow.environment && fast.user == slow.user)
-      #expect(fast.timeout == slow.timeout && fast.cooldown == slow.cooldown)
-      #expect(fast.firedAt == slow.firedAt && fast.schedule == slow.schedule && fast.kind == slow.kind)
     }
     let swipe = GestureEvent(
       time: Timestamp(microseconds: 7_000), binding: 0, gesture: .swipe, fingers: 1, direction: .left,
       position: Point(x: 0.5, y: 0.2), region: 0)
-    try expectSame(swipe)
+    let request = try #require(table.inputRequest(for: swipe))
+    #expect(request.key == "2#0" && request.label == "kiosk/swipe" && request.command == "")
+    #expect(request.kind == .input(PreparedInput(f5, label: "kiosk/swipe")))
+    #expect(request.timeout == keyAction.timeout && request.cooldown == 250_000 && request.user == "kiosk")
+    #expect(request.firedAt == Timestamp(microseconds: 7_000) && request.schedule == .oneShot)
+    // The binding's shared variables only, as for every key firing: none of the firing's own.
+    let shared = ActionEnvironment.Shared(
+      profileName: "kiosk", profileEnvironment: ["KIOSK": "1"], bindingName: "swipe",
+      bindingEnvironment: ["PAGE": "next"], deviceName: "Panel", devnode: "/dev/input/event4",
+      path: ActionEnvironment.startingPath(user: "kiosk", daemonPath: "/usr/bin:/bin", daemonIsRoot: true))
+    #expect(request.environment == ActionEnvironment(shared: shared))
+    #expect(resolvedRequest(swipe)?.environment == request.environment)
+    #expect(resolvedRequest(swipe)?.kind == request.kind && resolvedRequest(swipe)?.firedAt == request.firedAt)
     let step = GestureEvent(
       time: Timestamp(microseconds: 9_000), binding: 1, gesture: .pan, phase: .step(3), sequence: 12, fingers: 1,
       direction: .down, position: Point(x: 0.5, y: 0.5), region: nil)
-    try expectSame(step)
+    let stepRequest = try #require(table.inputRequest(for: step))
+    #expect(stepRequest.key == "2#1" && stepRequest.kind == .input(PreparedInput(.wheel(1), label: "kiosk/pan")))
+    #expect(stepRequest.firedAt == Timestamp(microseconds: 9_000))
+    #expect(stepRequest.schedule == .step(stream: "/dev/input/event4#12/pan"))
+    #expect(resolvedRequest(step)?.schedule == stepRequest.schedule)
     // An end runs its command; a command binding's firing and an unknown region or binding
     // take the resolved firing's way (which refuses the last two).
     var end = step
     end.phase = .end(steps: 3)
     end.endReason = .lift
     #expect(table.inputRequest(for: end) == nil)
+    #expect(resolvedRequest(end)?.command == "logger done")
     var tap = swipe
     tap.binding = 2
     tap.gesture = .tap
     #expect(table.inputRequest(for: tap) == nil)
+    #expect(resolvedRequest(tap)?.command == "echo tap")
     var unknownRegion = swipe
     unknownRegion.region = 5
-    #expect(table.inputRequest(for: unknownRegion) == nil && slowRequest(unknownRegion) == nil)
+    #expect(table.inputRequest(for: unknownRegion) == nil && resolvedRequest(unknownRegion) == nil)
     var unknownBinding = swipe
     unknownBinding.binding = 9
-    #expect(table.inputRequest(for: unknownBinding) == nil && slowRequest(unknownBinding) == nil)
+    #expect(table.inputRequest(for: unknownBinding) == nil && resolvedRequest(unknownBinding) == nil)
   }
 }

@@ -85,13 +85,8 @@ public final class BindingTable: Sendable {
   public func request(for firing: ResolvedFiring) -> ActionRunner.Request? {
     guard runs.indices.contains(firing.event.binding) else { return nil }
     let run = runs[firing.event.binding]
-    if firing.input != nil, let input = run.input {
-      // Keys and wheel clicks start no process: the firing's variables are not made.
-      var request = run.request(
-        for: firing, command: "", devnode: devnode, environment: ActionEnvironment(shared: run.environment))
-      request.kind = .input(input)
-      return request
-    }
+    // Keys and wheel clicks start no process: the firing's variables are not made.
+    if firing.input != nil { return inputRequest(for: firing.event) }
     guard let command = firing.command else { return nil }
     return run.request(for: firing, command: command, devnode: devnode)
   }
@@ -127,7 +122,6 @@ public final class BindingTable: Sendable {
         profileName: profile.name, profileEnvironment: actions.environment, bindingName: bindingName,
         bindingEnvironment: action?.environment ?? [:], deviceName: deviceName, devnode: devnode, path: path)
       self.environment = environment
-      // As `request(for:command:devnode:environment:)` makes it from a resolved firing.
       if let action, let input, profile.bindings[binding].region.map(profile.regions.indices.contains) ?? true {
         inputRequest = ActionRunner.Request(
           key: key, label: label, command: "", environment: ActionEnvironment(shared: environment),
