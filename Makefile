@@ -15,6 +15,8 @@
 #   make bench-vm   the live path in a VM: gestured's CPU against lisgd's on one stream
 #   make bench-vm-profile  the instructions gestured and lisgd execute on it (callgrind)
 #   make bench-vm-perf  where gestured's two processes spend their CPU on it (perf samples)
+#   make bench-vm-wakeups  each wake-up of a swipe, system call by system call (tracefs),
+#                   and the ticks with the daemon and the player on the same vCPU or apart
 #   make link-order the list of functions the release link places first (a VM run)
 #
 # SCRATCH picks SwiftPM's build directory (default .build), so several checkouts or
@@ -95,7 +97,7 @@ RELEASE_FLAGS := $(RELEASE_LINK_FLAGS) -Xlinker --strip-all
 
 .PHONY: all deps test-deps build run demo test test-unit test-example test-vm install uninstall format lint clean \
   check-binary man check-man test-completion deb check-deb check-packaging \
-  fuzz fuzz-smoke fuzz-build bench bench-vm bench-vm-profile bench-vm-perf link-order test-asan
+  fuzz fuzz-smoke fuzz-build bench bench-vm bench-vm-profile bench-vm-perf bench-vm-wakeups link-order test-asan
 
 all: build
 
@@ -449,6 +451,19 @@ bench-vm-perf: deps $(STATIC_CXX_DIR)/libstdc++.a
 	  GESTURED_TOUCH=$(abspath $(SCRATCH)/release/gestured-touch) \
 	  Tests/Benchmarks/perf-in-vm.sh $(abspath $(BENCH_DIR)/vm-perf)
 	@cat $(BENCH_DIR)/vm-perf/perf-summary.txt
+
+# What one swipe's wake-ups cost (BENCHMARKS.md, rows "wake-ups" and "placement"): the
+# `make build` binary and lisgd traced (context switches, system calls) in one VM boot.
+bench-vm-wakeups: build
+	@command -v lisgd >/dev/null || { echo "bench-vm-wakeups: installing lisgd"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y lisgd; }
+	$(SUDO) Tests/VM/setup.sh
+	$(BUILD) -c release $(RELEASE_FLAGS) --product gestured-touch
+	rm -rf $(BENCH_DIR)/vm-wakeups && mkdir -p $(BENCH_DIR)/vm-wakeups
+	Tests/VM/run-in-vm.sh --rwdir $(abspath $(BENCH_DIR)/vm-wakeups) -- env GESTURED=$(abspath $(GESTURED)) \
+	  GESTURED_TOUCH=$(abspath $(SCRATCH)/release/gestured-touch) \
+	  Tests/Benchmarks/wakeups-in-vm.sh $(abspath $(BENCH_DIR)/vm-wakeups)
+	@cat $(BENCH_DIR)/vm-wakeups/wakeups.txt $(BENCH_DIR)/vm-wakeups/placement.txt
 
 # LINK_ORDER again (BENCHMARKS.md, row "RSS"), after code changed what start-up or the loop
 # runs: gestured (release, the same link, its Swift code instrumented so that each function
