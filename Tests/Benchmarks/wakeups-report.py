@@ -23,6 +23,9 @@ NAMES = {
     233: "epoll_ctl", 247: "waitid", 270: "pselect6", 281: "epoll_pwait", 283: "timerfd_create",
     286: "timerfd_settime", 424: "pidfd_send_signal", 434: "pidfd_open", 435: "clone3",
 }
+# The call a process slept in when the trace began, whose number the trace never showed.
+WAIT_BEFORE_TRACE = -1
+NAMES[WAIT_BEFORE_TRACE] = "a wait begun before the trace"
 LINE = re.compile(r"^\s*.+?-(\d+)\s+\[\d+\]\s+\S+\s+([\d.]+): (\w+): (.*)$")
 
 
@@ -54,8 +57,9 @@ def timeline(path, pids):
                 if following in pids:
                     since[following] = time
                     wakeups[following] += 1
-                    # Back inside the call it slept in (the first switch-in: the wait).
-                    state[following] = (time, state.get(following, (time, 232))[1])
+                    # Back inside the call it slept in; at the trace's first switch-in,
+                    # a wait begun before the trace.
+                    state[following] = (time, state.get(following, (time, WAIT_BEFORE_TRACE))[1])
                 continue
             if pid not in since:
                 continue
