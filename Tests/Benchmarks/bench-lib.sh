@@ -109,6 +109,22 @@ daemon_stop() {
   rm -f "$SCENARIO_DIR/notify.log" "$SCENARIO_DIR/notify.sock"
 }
 
+# lisgd_start LOG [WRAPPER...]: Debian's lisgd on $panel, its one-finger swipe right running
+# `echo R >> $SCENARIO_DIR/lisgd.out`, the action gestured runs in swipe_command_config;
+# under WRAPPER when given (valgrind); its output to LOG, its pid in lisgd_pid.
+lisgd_start() {
+  local log="$1"
+  shift
+  "$@" lisgd -d "$panel" -w 800 -h 800 -g "1,LR,*,*,R,echo R >> $SCENARIO_DIR/lisgd.out" > "$log" 2>&1 &
+  lisgd_pid=$!
+}
+
+# ticks_of PID...: the processes' utime + stime summed, in ticks (/proc/PID/stat).
+ticks_of() {
+  local pid
+  for pid in "$@"; do cat "/proc/$pid/stat"; done | awk '{ t += $14 + $15 } END { print t }'
+}
+
 # cpu_ns PID: the process's CPU time in nanoseconds by the scheduler's own count
 # (/proc/PID/schedstat), finer than the 10 ms ticks of /proc/PID/stat.
 cpu_ns() { awk '{ print $1 }' "/proc/$1/schedstat"; }

@@ -26,7 +26,6 @@ panel=$TOUCH_DEVNODE
 exec {held_a}<"$build_a" {held_b}<"$build_b" {held_lisgd}<"$(command -v lisgd)"
 
 stat_field() { awk -v f="$2" '{ print $f }' "/proc/$1/stat"; }
-ticks() { echo $(( $(stat_field "$1" 14) + $(stat_field "$1" 15) )); }
 runtime() { echo $(( $(cpu_ns "$1") / 1000 )); } # microseconds
 resident() { awk '/^(VmRSS|RssFile):/ { printf "%s %s ", $1, $2 }' "/proc/$1/status"; }
 
@@ -35,12 +34,12 @@ run() { # LABEL BINARY CONFIG
   GESTURED="$2" daemon_ready "$SCENARIO_DIR/$3.yaml" "$panel"
   local launcher=$DAEMON_PID recognizer t0 t1 r0 r1 c0 c1 f0 f1 g0 g1
   recognizer=$(reader_of "$DAEMON_PID")
-  t0=$(ticks "$launcher"); r0=$(ticks "$recognizer")
+  t0=$(ticks_of "$launcher"); r0=$(ticks_of "$recognizer")
   c0=$(( $(runtime "$launcher") + $(runtime "$recognizer") ))
   f0=$(stat_field "$launcher" 10); g0=$(stat_field "$recognizer" 10)
   inject "$panel" "$SCENARIO_DIR/swipes.evemu"
   sleep 0.5
-  t1=$(ticks "$launcher"); r1=$(ticks "$recognizer")
+  t1=$(ticks_of "$launcher"); r1=$(ticks_of "$recognizer")
   c1=$(( $(runtime "$launcher") + $(runtime "$recognizer") ))
   f1=$(stat_field "$launcher" 10); g1=$(stat_field "$recognizer" 10)
   echo "$1 $3 total $((t1 - t0 + r1 - r0)) launcher $((t1 - t0)) recognizer $((r1 - r0)) cpu-us $((c1 - c0))" \
@@ -50,13 +49,13 @@ run() { # LABEL BINARY CONFIG
 }
 lisgd_run() {
   : > "$SCENARIO_DIR/lisgd.out"
-  lisgd -d "$panel" -w 800 -h 800 -g "1,LR,*,*,R,echo R >> $SCENARIO_DIR/lisgd.out" > /dev/null 2>&1 &
-  local pid=$! t0 c0
+  lisgd_start /dev/null
+  local pid=$lisgd_pid t0 c0
   sleep 1
-  t0=$(ticks "$pid"); c0=$(runtime "$pid")
+  t0=$(ticks_of "$pid"); c0=$(runtime "$pid")
   inject "$panel" "$SCENARIO_DIR/swipes.evemu"
   sleep 0.5
-  echo "lisgd command total $(( $(ticks "$pid") - t0 )) cpu-us $(( $(runtime "$pid") - c0 ))" \
+  echo "lisgd command total $(( $(ticks_of "$pid") - t0 )) cpu-us $(( $(runtime "$pid") - c0 ))" \
     | tee -a "$results/compare-runs.txt"
   kill "$pid"; wait "$pid" 2>/dev/null || true
 }

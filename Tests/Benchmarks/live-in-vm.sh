@@ -95,9 +95,7 @@ gestured_live_run() { # RUN
 }
 lisgd_live_run() { # RUN
   : > "$SCENARIO_DIR/lisgd.out"
-  lisgd -d "$panel" -w 800 -h 800 -g "1,LR,*,*,R,echo R >> $SCENARIO_DIR/lisgd.out" \
-    > "$SCENARIO_DIR/lisgd.log" 2>&1 &
-  lisgd_pid=$!
+  lisgd_start "$SCENARIO_DIR/lisgd.log"
   measure lisgd "$lisgd_pid"
   kill "$lisgd_pid"; wait "$lisgd_pid" 2>/dev/null || true
   echo "lisgd run $1 fired $(count_lines "$SCENARIO_DIR/lisgd.out") of 40" | tee -a "$results/live-runs.txt"
@@ -154,9 +152,7 @@ keys_stop() {
   rm -f "$SCENARIO_DIR/notify.log" "$SCENARIO_DIR/notify.sock"
 }
 lisgd_run() {
-  lisgd -d "$panel" -w 800 -h 800 -g "1,LR,*,*,R,echo R >> $SCENARIO_DIR/lisgd.out" \
-    > "$SCENARIO_DIR/lisgd.log" 2>&1 &
-  lisgd_pid=$!
+  lisgd_start "$SCENARIO_DIR/lisgd.log"
   measure_ticks lisgd-command "$lisgd_pid"
   kill "$lisgd_pid"; wait "$lisgd_pid" 2>/dev/null || true
 }

@@ -59,9 +59,8 @@ gestured_runs=$(count_lines "$SCENARIO_DIR/gestured.out")
 gestured_firings=$(grep -cE 'started pid [0-9]+:|firing queued|firing coalesced' "$results/gestured.log" || true)
 
 : > "$SCENARIO_DIR/lisgd.out"
-valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$results/callgrind.lisgd" \
-  lisgd -d "$panel" -w 800 -h 800 -g "1,LR,*,*,R,echo R >> $SCENARIO_DIR/lisgd.out" > "$results/lisgd.log" 2>&1 &
-lisgd_pid=$!
+lisgd_start "$results/lisgd.log" \
+  valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$results/callgrind.lisgd"
 sleep 20
 count lisgd "$lisgd_pid"
 kill "$lisgd_pid"; wait "$lisgd_pid" 2>/dev/null || true

@@ -73,8 +73,7 @@ done
 daemon_stop
 
 for run in 1 2 3; do
-  lisgd -d "$panel" -w 800 -h 800 -g "1,LR,*,*,R,echo R >> $SCENARIO_DIR/lisgd.out" > /dev/null 2>&1 &
-  lisgd_pid=$!
+  lisgd_start /dev/null
   sleep 1
   read -r u s < <(user_system "$lisgd_pid")
   inject "$panel" "$SCENARIO_DIR/swipes.evemu"

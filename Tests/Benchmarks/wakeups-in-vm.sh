@@ -63,9 +63,7 @@ traced() {
 }
 
 start_lisgd() {
-  lisgd -d "$panel" -w 800 -h 800 -g "1,LR,*,*,R,echo R >> $SCENARIO_DIR/lisgd.out" \
-    > "$SCENARIO_DIR/lisgd.log" 2>&1 &
-  lisgd_pid=$!
+  lisgd_start "$SCENARIO_DIR/lisgd.log"
   sleep 2
 }
 
@@ -87,18 +85,13 @@ wait "$lisgd_pid" 2>/dev/null || true
 
 # Placement. `taskset -p` moves the daemon's two processes after its start (it keeps to the
 # CPU it started on otherwise); the player is started on its CPU.
-ticks() {
-  local total=0 pid
-  for pid in "$@"; do total=$((total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat"))); done
-  echo "$total"
-}
 stream_ticks() { # PLAYER_CPU PIDS...
   local cpu=$1 before after
   shift
-  before=$(ticks "$@")
+  before=$(ticks_of "$@")
   taskset -c "$cpu" evemu-play "$panel" < "$SCENARIO_DIR/swipes.evemu" || fail "evemu-play exited with status $?"
   sleep 0.5
-  after=$(ticks "$@")
+  after=$(ticks_of "$@")
   echo $((after - before))
 }
 : > "$results/placement.txt"
