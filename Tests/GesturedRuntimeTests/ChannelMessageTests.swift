@@ -46,8 +46,8 @@ struct ChannelMessageTests {
   /// command up in its own binding table. nil: nothing runs.
   func launcherRequest(for bytes: [UInt8]) -> Result<ActionRunner.Request?, ChannelError> {
     do {
-      guard case .fired(let received) = try ChannelMessage.decode(bytes) else { return .success(nil) }
-      let firing = try received.validated(against: configuration, generation: 1)
+      guard case .fired(let firing) = try ChannelMessage.decode(bytes) else { return .success(nil) }
+      try firing.check(against: configuration, generation: 1)
       let table = BindingTable(
         profile: configuration.profiles[firing.profile], profileIndex: firing.profile,
         actions: loaded.actions[firing.profile], devnode: firing.devnode, deviceName: firing.deviceName,

@@ -7,7 +7,7 @@ import GestureCore
 /// gesture's values (numbers and enumerations), plus two bounded, checked strings that
 /// become environment values (the device's name and node), never part of a command. The
 /// launcher decodes with `decode(_:)` and then checks a firing against its own parsed config
-/// (`ChannelFiring.validated(against:generation:)`): a message that names a binding the
+/// (`ChannelFiring.check(against:generation:)`): a message that names a binding the
 /// launcher's config does not have runs nothing.
 ///
 /// Layout: a version byte, a kind byte, then the kind's fields in a fixed order, each a type
@@ -281,7 +281,8 @@ struct ChannelWriter {
   var bytes: [UInt8] = []
 
   mutating func kind(_ kind: ChannelMessage.Kind) {
-    bytes.reserveCapacity(128)
+    // Room for the longest message the decoder takes: the array never grows.
+    bytes.reserveCapacity(ChannelMessage.maximumLength)
     bytes.append(ChannelMessage.version)
     bytes.append(kind.rawValue)
   }
@@ -311,7 +312,11 @@ struct ChannelWriter {
     let length = UInt16(truncatingIfNeeded: min(value.utf8.count, Int(UInt16.max)))
     bytes.append(UInt8(truncatingIfNeeded: length))
     bytes.append(UInt8(truncatingIfNeeded: length >> 8))
-    bytes.append(contentsOf: value.utf8.prefix(Int(length)))
+    if Int(length) == value.utf8.count {
+      bytes.append(contentsOf: value.utf8)
+    } else {
+      bytes.append(contentsOf: value.utf8.prefix(Int(length)))
+    }
   }
 
   mutating func absent() { bytes.append(ChannelMessage.FieldType.absent.rawValue) }
@@ -325,7 +330,7 @@ struct ChannelWriter {
 
 extension ChannelMessage {
   /// The message, checked for shape: lengths, types, ranges, strings. A firing still has to
-  /// be checked against the launcher's config (`ChannelFiring.validated`).
+  /// be checked against the launcher's config (`ChannelFiring.check`).
   public static func decode(_ bytes: [UInt8]) throws(ChannelError) -> ChannelMessage {
     var names: DeviceNames? = nil
     return try decode(bytes, reusing: &names)
@@ -590,29 +595,28 @@ struct ChannelReader {
 // MARK: Checking against the launcher's config
 
 extension ChannelFiring {
-  /// The firing if it names a binding (and region) that `configuration`, the launcher's own,
-  /// has, and fits it (the same gesture); `generation` is the launcher's config in force.
-  public func validated(against configuration: Configuration, generation current: UInt32) throws(ChannelError)
-    -> ChannelFiring
-  {
+  /// Throws unless the firing names a binding (and region) that `configuration`, the
+  /// launcher's own, has, and fits it (the same gesture); `generation` is the launcher's
+  /// config in force. Reads the fields it checks in place: copying a profile or a binding
+  /// would retain each of their arrays and strings.
+  public func check(against configuration: Configuration, generation current: UInt32) throws(ChannelError) {
     guard generation == current else { throw .staleConfig(generation: generation) }
     guard configuration.profiles.indices.contains(profile) else {
       throw .wrongProfile(profile: profile, binding: event.binding)
     }
-    let profileModel = configuration.profiles[profile]
-    guard profileModel.bindings.indices.contains(event.binding) else {
+    guard configuration.profiles[profile].bindings.indices.contains(event.binding) else {
       throw .unknownBinding(profile: profile, binding: event.binding)
     }
-    let binding = profileModel.bindings[event.binding]
-    guard binding.gesture == event.gesture else { throw .wrongProfile(profile: profile, binding: event.binding) }
-    // Steps and ends belong to step bindings only.
-    guard event.phase == .oneShot || binding.step != nil else {
+    guard configuration.profiles[profile].bindings[event.binding].gesture == event.gesture else {
       throw .wrongProfile(profile: profile, binding: event.binding)
     }
-    if let region = event.region, !profileModel.regions.indices.contains(region) {
+    // Steps and ends belong to step bindings only.
+    guard event.phase == .oneShot || configuration.profiles[profile].bindings[event.binding].step != nil else {
+      throw .wrongProfile(profile: profile, binding: event.binding)
+    }
+    if let region = event.region, !configuration.profiles[profile].regions.indices.contains(region) {
       throw .unknownBinding(profile: profile, binding: event.binding)
     }
-    return self
   }
 }
 

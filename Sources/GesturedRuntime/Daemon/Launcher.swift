@@ -346,12 +346,12 @@ public final class Launcher: @unchecked Sendable {
   func received(_ message: ChannelMessage) throws(ChannelError) {
     switch message {
     case .fired(let firing):
-      let checked = try firing.validated(against: configuration, generation: generation)
-      let table = table(for: checked)
+      try firing.check(against: configuration, generation: generation)
+      let table = table(for: firing)
       // nil: the binding runs nothing for it (an end without `end:`).
       guard
-        let request = table.inputRequest(for: checked.event)
-          ?? table.firing(for: checked.event).flatMap({ table.request(for: $0) })
+        let request = table.inputRequest(for: firing.event)
+          ?? table.firing(for: firing.event).flatMap({ table.request(for: $0) })
       else { return }
       perform(request)
     case .woke(let wake):
