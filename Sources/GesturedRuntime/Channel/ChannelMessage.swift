@@ -281,7 +281,7 @@ struct ChannelWriter {
   var bytes: [UInt8] = []
 
   mutating func kind(_ kind: ChannelMessage.Kind) {
-    // Room for the longest message the decoder takes: the array never grows.
+    // Room for the longest message the decoder takes, so that no such message grows it.
     bytes.reserveCapacity(ChannelMessage.maximumLength)
     bytes.append(ChannelMessage.version)
     bytes.append(kind.rawValue)
