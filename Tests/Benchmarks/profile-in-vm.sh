@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # make bench-vm-profile, inside the VM: the user-space instructions gestured and lisgd
-# execute over one stream of swipes, counted by callgrind (valgrind). Unlike CPU ticks
-# under TCG, an instruction count does not depend on the host's load. The stream is slower
-# than bench-vm's (10 swipes 3 s apart) so that the programs, slowed by valgrind, keep up;
-# counting is switched on only for the stream (not start-up).
+# execute over a stream of swipes, counted by callgrind (valgrind). Unlike CPU ticks under
+# TCG, an instruction count does not depend on the host's load. The stream is slower than
+# bench-vm's (10 swipes 3 s apart) so that the programs, slowed by valgrind, keep up; it is
+# played twice, each counted on its own (not start-up): the first shows what a program does
+# once, at its first swipes, the second what every swipe costs after that.
 #
 #   profile-in-vm.sh RESULTS
 # Needs GESTURED (an unstripped build, for function names) and GESTURED_TOUCH.
@@ -26,13 +27,21 @@ touch_start panel create "$script"
 panel=$TOUCH_DEVNODE
 frames=$(grep -c SYN_REPORT "$SCENARIO_DIR/swipes.evemu")
 
-# count NAME PID: instructions on for one play of the stream, then off.
+# count PID USER: each play of the stream counted on its own: instructions on, the first
+# play, a dump (OUT.1), the second, instructions off (the rest is dumped at the exit). vgdb,
+# through which callgrind_control reaches the process, must run as the process's user: as
+# root it waits for ever on the FIFOs of a process running as another user.
 count() {
+  local pid="$1" user="$2" as=()
+  [ "$user" = root ] || as=(setpriv --reuid="$user" --regid="$(id -g "$user")" --clear-groups)
   sleep 2
-  callgrind_control -i on "$2" > /dev/null
+  "${as[@]}" callgrind_control -i on "$pid" > /dev/null
   inject "$panel" "$SCENARIO_DIR/swipes.evemu"
   sleep 15
-  callgrind_control -i off "$2" > /dev/null
+  "${as[@]}" callgrind_control -d "$pid" > /dev/null
+  inject "$panel" "$SCENARIO_DIR/swipes.evemu"
+  sleep 15
+  "${as[@]}" callgrind_control -i off "$pid" > /dev/null
 }
 
 # As root gestured is two processes, and valgrind cannot run the launcher (valgrind 3.19 has
@@ -51,9 +60,9 @@ NOTIFY_SOCKET="$NOTIFY_SOCKET" setpriv --reuid=nobody --regid=nogroup --groups="
   > /dev/null 2> "$results/gestured.log" &
 pid=$!
 wait_until 300 "READY=1 under valgrind" grep -qs 'READY=1' "$SCENARIO_DIR/notify.log"
-count gestured "$pid"
+count "$pid" nobody
 stop_process "$pid" 60
-cp "$SCENARIO_DIR/profile/callgrind.gestured" "$results/callgrind.gestured"
+cp "$SCENARIO_DIR"/profile/callgrind.gestured* "$results/"
 gestured_runs=$(count_lines "$SCENARIO_DIR/gestured.out")
 # Firings: those that started at once, waited behind the previous run, or joined a waiting one.
 gestured_firings=$(grep -cE 'started pid [0-9]+:|firing queued|firing coalesced' "$results/gestured.log" || true)
@@ -62,33 +71,44 @@ gestured_firings=$(grep -cE 'started pid [0-9]+:|firing queued|firing coalesced'
 lisgd_start "$results/lisgd.log" \
   valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$results/callgrind.lisgd"
 sleep 20
-count lisgd "$lisgd_pid"
+count "$lisgd_pid" root
 kill "$lisgd_pid"; wait "$lisgd_pid" 2>/dev/null || true
 lisgd_runs=$(count_lines "$SCENARIO_DIR/lisgd.out")
 kill "$TOUCH_PID" 2>/dev/null || true
 wait "$TOUCH_PID" 2>/dev/null || true
 
-# Totals, and for gestured the part spent reading and recognizing against the rest (the
-# actions: firing, logging, spawning, reaping; under valgrind, which lacks pidfd_open, the
-# runner polls for the exit every 50 ms, so this part is larger than on a kiosk). callgrind_annotate writes whole files
-# first: a reader that stops early would end it with SIGPIPE (and pipefail with it).
-callgrind_annotate "$results/callgrind.gestured" > "$results/gestured-self.txt" 2>/dev/null
+# Totals of each play, and for gestured's second the part spent reading and recognizing
+# against the rest (the actions: firing, logging, spawning, reaping; under valgrind, which
+# lacks pidfd_open, the runner polls for the exit every 50 ms, so this part is larger than on
+# a kiosk). callgrind_annotate writes whole files first: a reader that stops early would end
+# it with SIGPIPE (and pipefail with it).
+# A part's own count is its `totals:` line: valgrind 3.19 writes a wrapped `summary:` for a
+# part after a dump, which callgrind_annotate would take for the total (and each function's
+# share of it); the summary is set to the totals first.
+total() {
+  local count
+  count=$(awk '/^totals:/ { print $2; exit }' "$1")
+  sed -i "s/^summary: .*/summary: $count/" "$1"
+  callgrind_annotate "$1" > "$1.txt" 2>/dev/null
+  echo "$count"
+}
+gestured_first=$(total "$results/callgrind.gestured.1")
+gestured_total=$(total "$results/callgrind.gestured")
+lisgd_first=$(total "$results/callgrind.lisgd.1")
+lisgd_total=$(total "$results/callgrind.lisgd")
 callgrind_annotate --inclusive=yes --threshold=100 "$results/callgrind.gestured" \
   > "$results/gestured-inclusive.txt" 2>/dev/null
-callgrind_annotate "$results/callgrind.lisgd" > "$results/lisgd-self.txt" 2>/dev/null
-total() { awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }' "$1"; }
-gestured_total=$(total "$results/gestured-self.txt")
 inclusive() { awk -v pattern="$1" '$0 ~ pattern { gsub(",", "", $1); print $1; exit }' "$results/gestured-inclusive.txt"; }
 # Daemon.drain is a wake-up's reading and recognizing and, through Daemon.fire, its actions.
 drain=$(inclusive 'DaemonC5drain.*OpenDeviceCF ')
 fire=$(inclusive 'DaemonC4fire.*OpenDeviceCF ')
 reading=$(( ${drain:-0} - ${fire:-0} ))
-lisgd_total=$(total "$results/lisgd-self.txt")
 {
-  echo "stream: $frames frames, 10 swipes"
-  echo "gestured: $gestured_total instructions ($((gestured_total / frames)) per frame, all in);" \
+  echo "stream: $frames frames, 10 swipes, played twice"
+  echo "gestured, second play: $gestured_total instructions ($((gestured_total / 10)) per swipe, $((gestured_total / frames)) per frame, all in);" \
     "reading and recognizing ${reading:-0} ($(( ${reading:-0} / frames )) per frame);" \
-    "the rest $((gestured_total - ${reading:-0})) over $gestured_firings firings, $gestured_runs runs"
-  echo "lisgd: $lisgd_total instructions ($((lisgd_total / frames)) per frame, all in), $lisgd_runs runs"
-  echo "ratio of instructions gestured/lisgd: $(awk -v g="$gestured_total" -v l="$lisgd_total" 'BEGIN { printf "%.2f", g / l }')"
+    "the rest $((gestured_total - ${reading:-0})); $gestured_firings firings and $gestured_runs runs over both plays"
+  echo "gestured, first play: $gestured_first instructions ($((gestured_first / 10)) per swipe)"
+  echo "lisgd, second play: $lisgd_total instructions ($((lisgd_total / 10)) per swipe, $((lisgd_total / frames)) per frame, all in); first play $lisgd_first; $lisgd_runs runs over both plays"
+  echo "ratio of instructions gestured/lisgd, second play: $(awk -v g="$gestured_total" -v l="$lisgd_total" 'BEGIN { printf "%.2f", g / l }')"
 } | tee "$results/profile-summary.txt"
