@@ -44,8 +44,9 @@ for i in $(seq 1 "$iterations"); do
   echo "$i $(open_fds "$DAEMON_PID") $(rss_kib "$DAEMON_PID")" >> "$SCENARIO_DIR/resources.txt"
 done
 
-# Plugged once more after the last unplug: a tap works.
-play_panel replug "$VM_TESTS/scripts/daemon/tap.touch"
+# Plugged once more after the last unplug: a tap works. The panel stays 1 s after the tap,
+# so that its lift is not unplugged with it before the daemon reads it.
+play_panel replug "$VM_TESTS/scripts/daemon/tap.touch" --hold-open 1000
 wait_until 10 "the tap after the last unplug to run its action" \
   lines_at_least "$SCENARIO_DIR/tap.out" $((iterations + 1))
 # Long enough for a long press (500 ms) from contacts wrongly kept down to fire.
