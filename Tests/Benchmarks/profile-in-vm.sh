@@ -82,9 +82,10 @@ wait "$TOUCH_PID" 2>/dev/null || true
 # lacks pidfd_open, the runner polls for the exit every 50 ms, so this part is larger than on
 # a kiosk). callgrind_annotate writes whole files first: a reader that stops early would end
 # it with SIGPIPE (and pipefail with it).
-# A part's own count is its `totals:` line: valgrind 3.19 writes a wrapped `summary:` for a
-# part after a dump, which callgrind_annotate would take for the total (and each function's
-# share of it); the summary is set to the totals first.
+#
+# total FILE: a part's own count, its `totals:` line. valgrind 3.19 writes a wrapped
+# `summary:` for a part after a dump, which callgrind_annotate would take for the total (and
+# each function's share of it), so the summary is set to the totals first.
 total() {
   local count
   count=$(awk '/^totals:/ { print $2; exit }' "$1")

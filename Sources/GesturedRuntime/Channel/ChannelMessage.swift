@@ -312,6 +312,8 @@ struct ChannelWriter {
     let length = UInt16(truncatingIfNeeded: min(value.utf8.count, Int(UInt16.max)))
     bytes.append(UInt8(truncatingIfNeeded: length))
     bytes.append(UInt8(truncatingIfNeeded: length >> 8))
+    // A string that fits goes in whole: the whole UTF-8 view is appended by a faster path
+    // than a prefix of it.
     if Int(length) == value.utf8.count {
       bytes.append(contentsOf: value.utf8)
     } else {
