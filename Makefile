@@ -409,9 +409,11 @@ bench-vm: build
 	rm -rf $(BENCH_DIR)/vm && mkdir -p $(BENCH_DIR)/vm
 	$(CC) -O2 -Wall -Werror -o $(BENCH_DIR)/vm/floor-reader Tests/Benchmarks/floor-reader.c
 	$(CC) -O2 -Wall -Werror -o $(BENCH_DIR)/vm/kernel-costs Tests/Benchmarks/kernel-costs.c
+	$(CC) -O2 -Wall -Werror -o $(BENCH_DIR)/vm/design-floor Tests/Benchmarks/design-floor.c
 	Tests/VM/run-in-vm.sh --rwdir $(abspath $(BENCH_DIR)/vm) -- env GESTURED=$(abspath $(GESTURED)) \
 	  GESTURED_TOUCH=$(abspath $(SCRATCH)/release/gestured-touch) \
 	  FLOOR_READER=$(abspath $(BENCH_DIR)/vm/floor-reader) KERNEL_COSTS=$(abspath $(BENCH_DIR)/vm/kernel-costs) \
+	  DESIGN_FLOOR=$(abspath $(BENCH_DIR)/vm/design-floor) \
 	  Tests/Benchmarks/live-in-vm.sh $(abspath $(BENCH_DIR)/vm) 5
 	@cat $(BENCH_DIR)/vm/live-summary.txt $(BENCH_DIR)/vm/keys-summary.txt $(BENCH_DIR)/vm/replay-in-vm.txt $(BENCH_DIR)/vm/strace-gestured.txt $(BENCH_DIR)/vm/idle.txt $(BENCH_DIR)/vm/startup.txt $(BENCH_DIR)/vm/rss.txt $(BENCH_DIR)/vm/latency-summary.txt $(BENCH_DIR)/vm/kernel-costs.txt
 

@@ -9,6 +9,8 @@
 #     system calls of one gestured run over that stream (strace -f -c);
 #  2b. the same stream with the swipe bound to `key:` (no process) against lisgd running its
 #     command, A B B A twice, and the latency from the deciding frame to the key's write;
+#     between them in each round, twice, the design's floor (design-floor.c: two processes
+#     that read the panel and write the key as gestured does, recognizing nothing else);
 #  3. with two panels: startup to READY=1 (3 runs), RSS, and the latency from the kernel's
 #     stamp of the deciding SYN_REPORT to the spawn's return over 200 taps (gestured's debug line
 #     "pid N spawned L µs after its firing's event");
@@ -16,7 +18,8 @@
 #     a key chord, a log line, a spawn with vfork and with fork).
 #
 #   live-in-vm.sh RESULTS RUNS
-# Needs GESTURED, GESTURED_TOUCH and FLOOR_READER in the environment (KERNEL_COSTS for 4);
+# Needs GESTURED, GESTURED_TOUCH, FLOOR_READER and DESIGN_FLOOR in the environment
+# (KERNEL_COSTS for 4);
 # lisgd from Debian on the host.
 set -euo pipefail
 results="$1"
@@ -156,9 +159,19 @@ lisgd_run() {
   measure_ticks lisgd-command "$lisgd_pid"
   kill "$lisgd_pid"; wait "$lisgd_pid" 2>/dev/null || true
 }
+# The design's floor: its two processes' ticks, and the chords its launcher wrote.
+design_floor_run() {
+  "$DESIGN_FLOOR" "$panel" "$SCENARIO_DIR/design-floor.log" > "$SCENARIO_DIR/design-floor.out" 2>&1 &
+  local pid=$!
+  measure_ticks design-floor "$pid"
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+  echo "design-floor $(grep 'chords written' "$SCENARIO_DIR/design-floor.out" || echo 'wrote nothing')" \
+    | tee -a "$results/keys-runs.txt"
+}
 for round in 1 2; do
-  for who in gestured lisgd lisgd gestured; do
+  for who in gestured lisgd floor floor lisgd gestured; do
     if [ "$who" = lisgd ]; then lisgd_run; continue; fi
+    if [ "$who" = floor ]; then design_floor_run; continue; fi
     keys_run
     measure_ticks gestured-keys "$DAEMON_PID"
     echo "gestured-keys wrote $(grep -c '^\[default/swipe\] key alt+left$' "$SCENARIO_DIR/daemon.log" || true) of 40" \
@@ -180,6 +193,10 @@ awk '/ written [0-9-]+ µs after/ { for (i = 1; i <= NF; i++) if ($i == "written
 {
   awk '$1 == "gestured-keys" && $2 ~ /^[0-9]+$/ { g += $2; ng++ } $1 == "lisgd-command" && $2 ~ /^[0-9]+$/ { l += $2; nl++ }
     END { printf "keys: gestured with key: %d ticks over %d runs, lisgd running its command %d ticks over %d runs (A B B A twice); ratio %.2f\n", g, ng, l, nl, (l > 0 ? g / l : -1) }' \
+    "$results/keys-runs.txt"
+  awk '$1 == "gestured-keys" && $2 ~ /^[0-9]+$/ { g += $2 } $1 == "lisgd-command" && $2 ~ /^[0-9]+$/ { l += $2 }
+    $1 == "design-floor" && $2 ~ /^[0-9]+$/ { f += $2; nf++ }
+    END { printf "design floor: %d ticks over %d runs (its launcher and reader summed); %.2f x lisgd, gestured %.2f x the floor\n", f, nf, (l > 0 ? f / l : -1), (f > 0 ? g / f : -1) }' \
     "$results/keys-runs.txt"
   awk -v presses="$presses" '{ v[++n] = $1 }
     END {

@@ -1,0 +1,236 @@
+// The floor of gestured's design for the keys figure of `make bench-vm`: the least two
+// processes can cost that read a panel as gestured does and write a key per swipe as it
+// does, with nothing recognized beyond a right swipe and nothing checked.
+//
+// A "launcher" makes a uinput keyboard, starts a "reader" on its own CPU (both kept there,
+// as gestured keeps its two; the reader is the same executable started again with
+// `__recognizer`, as gestured starts its recognizer, so that bench-vm finds it the same way),
+// and at each datagram from it writes the alt+left chord and a log line. The reader opens the panel twice, as gestured reads at contact changes: a
+// doorbell masked to keys and ABS_MT_TRACKING_ID wakes it at landings and lifts, the moves
+// are read in batches at a timer while a contact is down, and a lift with the contact right
+// of where it landed sends one datagram. Set against lisgd and gestured in the same boot, it
+// shows how much of gestured's CPU is its design's and how much its code's.
+//
+//   design-floor DEVNODE LOGFILE     (until SIGTERM; the reader prints its counts)
+//   design-floor __recognizer DEVNODE FD   (the reader, started by the above)
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/input.h>
+#include <linux/uinput.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LONG_BITS (8 * sizeof(unsigned long))
+#define LONGS(count) (((count) + LONG_BITS - 1) / LONG_BITS)
+#define SET_BIT(bits, n) ((bits)[(n) / LONG_BITS] |= 1UL << ((n) % LONG_BITS))
+#define SLOTS 16
+
+static volatile sig_atomic_t stopping;
+static void stop(int signal_number) { (void)signal_number; stopping = 1; }
+
+static void fail(const char *what) {
+  perror(what);
+  exit(1);
+}
+
+// The doorbell's mask: every key and ABS_MT_TRACKING_ID pass, nothing else.
+static void mask_to_contact_changes(int fd) {
+  unsigned long types[LONGS(EV_CNT)] = {0};
+  unsigned long keys[LONGS(KEY_CNT)];
+  unsigned long axes[LONGS(ABS_CNT)] = {0};
+  memset(keys, 0xff, sizeof keys);
+  SET_BIT(axes, ABS_MT_TRACKING_ID);
+  SET_BIT(types, EV_KEY);
+  SET_BIT(types, EV_ABS);
+  struct input_mask masks[] = {
+      {.type = 0, .codes_size = sizeof types, .codes_ptr = (uint64_t)(uintptr_t)types},
+      {.type = EV_KEY, .codes_size = sizeof keys, .codes_ptr = (uint64_t)(uintptr_t)keys},
+      {.type = EV_ABS, .codes_size = sizeof axes, .codes_ptr = (uint64_t)(uintptr_t)axes},
+  };
+  for (size_t i = 0; i < sizeof masks / sizeof masks[0]; i++)
+    if (ioctl(fd, EVIOCSMASK, &masks[i]) != 0) fail("EVIOCSMASK");
+}
+
+static int open_panel(const char *devnode) {
+  int fd = open(devnode, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) fail(devnode);
+  int clock = CLOCK_MONOTONIC;
+  ioctl(fd, EVIOCSCLOCKID, &clock);
+  return fd;
+}
+
+static void arm(int timer, long microseconds) {
+  struct itimerspec when = {
+      .it_value = {.tv_sec = microseconds / 1000000, .tv_nsec = (microseconds % 1000000) * 1000}};
+  if (timerfd_settime(timer, 0, &when, NULL) != 0) fail("timerfd_settime");
+}
+
+static int reader(const char *devnode, int channel) {
+  int panel = open_panel(devnode);
+  int doorbell = open_panel(devnode);
+  mask_to_contact_changes(doorbell);
+  int timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+  int poller = epoll_create1(EPOLL_CLOEXEC);
+  if (timer < 0 || poller < 0) fail("timerfd/epoll");
+  struct epoll_event bell = {.events = EPOLLIN | EPOLLET, .data.fd = doorbell};
+  struct epoll_event tick = {.events = EPOLLIN, .data.fd = timer};
+  if (epoll_ctl(poller, EPOLL_CTL_ADD, doorbell, &bell) != 0 ||
+      epoll_ctl(poller, EPOLL_CTL_ADD, timer, &tick) != 0)
+    fail("epoll_ctl");
+
+  int slot = 0, down = 0, armed = 0, lifted = 0;
+  int active[SLOTS] = {0}, landed[SLOTS] = {0};
+  long x[SLOTS] = {0}, start[SLOTS] = {0};
+  unsigned long frames = 0, wakeups = 0, sent = 0;
+  struct input_event events[128];
+  while (!stopping) {
+    struct epoll_event ready[2];
+    int count = epoll_wait(poller, ready, 2, -1);
+    if (count < 0) {
+      if (errno == EINTR) continue;
+      fail("epoll_wait");
+    }
+    wakeups++;
+    for (int i = 0; i < count; i++) {
+      if (ready[i].data.fd == timer) {
+        uint64_t expirations;
+        (void)!read(timer, &expirations, sizeof expirations);
+        armed = 0;
+      }
+    }
+    for (;;) {
+      ssize_t bytes = read(panel, events, sizeof events);
+      if (bytes <= 0) break;
+      size_t n = (size_t)bytes / sizeof events[0];
+      for (size_t i = 0; i < n; i++) {
+        const struct input_event *e = &events[i];
+        if (e->type == EV_ABS && e->code == ABS_MT_SLOT) {
+          slot = e->value >= 0 && e->value < SLOTS ? e->value : 0;
+        } else if (e->type == EV_ABS && e->code == ABS_MT_TRACKING_ID) {
+          if (e->value < 0 && active[slot]) {
+            active[slot] = 0;
+            down--;
+            lifted = lifted || x[slot] - start[slot] > 200;
+          } else if (e->value >= 0 && !active[slot]) {
+            active[slot] = 1;
+            landed[slot] = 1;
+            down++;
+          }
+        } else if (e->type == EV_ABS && e->code == ABS_MT_POSITION_X) {
+          x[slot] = e->value;
+          if (landed[slot]) start[slot] = e->value, landed[slot] = 0;
+        } else if (e->type == EV_SYN && e->code == SYN_REPORT) {
+          frames++;
+          if (down == 0 && lifted) {
+            uint64_t firing[4] = {1, (uint64_t)e->input_event_sec, (uint64_t)e->input_event_usec, sent};
+            if (send(channel, firing, sizeof firing, 0) == (ssize_t)sizeof firing) sent++;
+          }
+          if (down == 0) lifted = 0;
+        }
+      }
+      if (n < sizeof events / sizeof events[0]) break;
+    }
+    // The next batch of moves while a contact is down (gestured's longest interval), none
+    // while none is.
+    if (down > 0 && !armed) {
+      arm(timer, 250000);
+      armed = 1;
+    } else if (down == 0 && armed) {
+      arm(timer, 0);
+      armed = 0;
+    }
+  }
+  printf("design-floor: %lu frames in %lu wake-ups, %lu swipes sent\n", frames, wakeups, sent);
+  return 0;
+}
+
+static int make_keyboard(void) {
+  int fd = open("/dev/uinput", O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) fail("/dev/uinput");
+  struct uinput_setup setup = {.id = {.bustype = BUS_VIRTUAL, .vendor = 1, .product = 1, .version = 1}};
+  snprintf(setup.name, sizeof setup.name, "design-floor keyboard");
+  if (ioctl(fd, UI_SET_EVBIT, EV_KEY) != 0 || ioctl(fd, UI_SET_EVBIT, EV_SYN) != 0 ||
+      ioctl(fd, UI_SET_KEYBIT, KEY_LEFTALT) != 0 || ioctl(fd, UI_SET_KEYBIT, KEY_LEFT) != 0 ||
+      ioctl(fd, UI_DEV_SETUP, &setup) != 0 || ioctl(fd, UI_DEV_CREATE) != 0)
+    fail("uinput keyboard");
+  return fd;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 4 && strcmp(argv[1], "__recognizer") == 0) {
+    struct sigaction action = {.sa_handler = stop};
+    sigaction(SIGTERM, &action, NULL);
+    return reader(argv[2], atoi(argv[3]));
+  }
+  if (argc < 3) {
+    fprintf(stderr, "usage: design-floor DEVNODE LOGFILE\n");
+    return 2;
+  }
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(sched_getcpu(), &one);
+  sched_setaffinity(0, sizeof one, &one);
+  struct sigaction action = {.sa_handler = stop};  // no SA_RESTART: the wait returns EINTR
+  sigaction(SIGTERM, &action, NULL);
+  sigaction(SIGINT, &action, NULL);
+  int log = open(argv[2], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (log < 0) fail(argv[2]);
+  int keyboard = make_keyboard();
+  int pair[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) fail("socketpair");
+  pid_t child = fork();
+  if (child < 0) fail("fork");
+  if (child == 0) {
+    char channel[16];
+    snprintf(channel, sizeof channel, "%d", pair[1]);
+    fcntl(pair[1], F_SETFD, 0);  // the one descriptor the reader inherits
+    execl("/proc/self/exe", argv[0], "__recognizer", argv[1], channel, (char *)NULL);
+    fail("exec");
+  }
+  close(pair[1]);
+  int poller = epoll_create1(EPOLL_CLOEXEC);
+  struct epoll_event interest = {.events = EPOLLIN, .data.fd = pair[0]};
+  if (poller < 0 || epoll_ctl(poller, EPOLL_CTL_ADD, pair[0], &interest) != 0) fail("epoll");
+  // The chord as gestured writes it: pressed in order, released in reverse, one SYN_REPORT
+  // per change.
+  struct input_event chord[8];
+  memset(chord, 0, sizeof chord);
+  const unsigned short codes[4] = {KEY_LEFTALT, KEY_LEFT, KEY_LEFT, KEY_LEFTALT};
+  const int values[4] = {1, 1, 0, 0};
+  for (int i = 0; i < 4; i++) {
+    chord[2 * i] = (struct input_event){.type = EV_KEY, .code = codes[i], .value = values[i]};
+    chord[2 * i + 1] = (struct input_event){.type = EV_SYN, .code = SYN_REPORT};
+  }
+  static const char line[] = "<6>[swipe-right] key alt+left\n";
+  unsigned long written = 0;
+  while (!stopping) {
+    struct epoll_event ready;
+    int count = epoll_wait(poller, &ready, 1, -1);
+    if (count < 0) {
+      if (errno == EINTR) continue;
+      fail("epoll_wait");
+    }
+    uint64_t firing[4];
+    ssize_t bytes = recv(pair[0], firing, sizeof firing, 0);
+    if (bytes <= 0) break;
+    if (write(keyboard, chord, sizeof chord) == (ssize_t)sizeof chord) written++;
+    (void)!write(log, line, sizeof line - 1);
+  }
+  kill(child, SIGTERM);
+  waitpid(child, NULL, 0);
+  printf("design-floor: %lu chords written\n", written);
+  ioctl(keyboard, UI_DEV_DESTROY);
+  return 0;
+}
