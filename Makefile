@@ -409,7 +409,9 @@ bench-vm: build
 	rm -rf $(BENCH_DIR)/vm && mkdir -p $(BENCH_DIR)/vm
 	$(CC) -O2 -Wall -Werror -o $(BENCH_DIR)/vm/floor-reader Tests/Benchmarks/floor-reader.c
 	$(CC) -O2 -Wall -Werror -o $(BENCH_DIR)/vm/kernel-costs Tests/Benchmarks/kernel-costs.c
-	$(CC) -O2 -Wall -Werror -o $(BENCH_DIR)/vm/design-floor Tests/Benchmarks/design-floor.c
+	$(CC) -O2 -Wall -Werror -I Sources/CGesturedShim/include $$(pkg-config --cflags libevdev) \
+	  -o $(BENCH_DIR)/vm/design-floor Tests/Benchmarks/design-floor.c \
+	  Sources/CGesturedShim/shim.c Sources/CGesturedShim/credentials.c $$(pkg-config --libs libevdev)
 	Tests/VM/run-in-vm.sh --rwdir $(abspath $(BENCH_DIR)/vm) -- env GESTURED=$(abspath $(GESTURED)) \
 	  GESTURED_TOUCH=$(abspath $(SCRATCH)/release/gestured-touch) \
 	  FLOOR_READER=$(abspath $(BENCH_DIR)/vm/floor-reader) KERNEL_COSTS=$(abspath $(BENCH_DIR)/vm/kernel-costs) \

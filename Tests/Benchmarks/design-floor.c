@@ -4,21 +4,25 @@
 //
 // A "launcher" makes a uinput keyboard, starts a "reader" on its own CPU (both kept there,
 // as gestured keeps its two; the reader is the same executable started again with
-// `__recognizer`, as gestured starts its recognizer, so that bench-vm finds it the same way),
-// and at each datagram from it writes the alt+left chord and a log line. The reader opens the panel twice, as gestured reads at contact changes: a
-// doorbell masked to keys and ABS_MT_TRACKING_ID wakes it at landings and lifts, the moves
-// are read in batches at a timer while a contact is down, and a lift with the contact right
-// of where it landed sends one datagram. Set against lisgd and gestured in the same boot, it
-// shows how much of gestured's CPU is its design's and how much its code's.
+// `__recognizer`, as gestured starts its recognizer, so that bench-vm finds it the same
+// way), and at each datagram from it writes the alt+left chord and a log line. The reader
+// opens the panel twice, as gestured reads at contact changes: a doorbell masked to keys and
+// ABS_MT_TRACKING_ID wakes it at landings and lifts, the moves are read in batches at a
+// timer while a contact is down, and a lift with the contact right of where it landed sends
+// one datagram. The doorbell's mask and the hold on one CPU are gestured's own (its C shim,
+// linked in), so that the floor cannot drift from the daemon. Set against lisgd and
+// gestured in the same boot, it shows how much of gestured's CPU is its design's and how
+// much its code's.
 //
 //   design-floor DEVNODE LOGFILE     (until SIGTERM; the reader prints its counts)
 //   design-floor __recognizer DEVNODE FD   (the reader, started by the above)
 #define _GNU_SOURCE
+#include "CGesturedShim.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/input.h>
 #include <linux/uinput.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,9 +36,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LONG_BITS (8 * sizeof(unsigned long))
-#define LONGS(count) (((count) + LONG_BITS - 1) / LONG_BITS)
-#define SET_BIT(bits, n) ((bits)[(n) / LONG_BITS] |= 1UL << ((n) % LONG_BITS))
 #define SLOTS 16
 
 static volatile sig_atomic_t stopping;
@@ -43,24 +44,6 @@ static void stop(int signal_number) { (void)signal_number; stopping = 1; }
 static void fail(const char *what) {
   perror(what);
   exit(1);
-}
-
-// The doorbell's mask: every key and ABS_MT_TRACKING_ID pass, nothing else.
-static void mask_to_contact_changes(int fd) {
-  unsigned long types[LONGS(EV_CNT)] = {0};
-  unsigned long keys[LONGS(KEY_CNT)];
-  unsigned long axes[LONGS(ABS_CNT)] = {0};
-  memset(keys, 0xff, sizeof keys);
-  SET_BIT(axes, ABS_MT_TRACKING_ID);
-  SET_BIT(types, EV_KEY);
-  SET_BIT(types, EV_ABS);
-  struct input_mask masks[] = {
-      {.type = 0, .codes_size = sizeof types, .codes_ptr = (uint64_t)(uintptr_t)types},
-      {.type = EV_KEY, .codes_size = sizeof keys, .codes_ptr = (uint64_t)(uintptr_t)keys},
-      {.type = EV_ABS, .codes_size = sizeof axes, .codes_ptr = (uint64_t)(uintptr_t)axes},
-  };
-  for (size_t i = 0; i < sizeof masks / sizeof masks[0]; i++)
-    if (ioctl(fd, EVIOCSMASK, &masks[i]) != 0) fail("EVIOCSMASK");
 }
 
 static int open_panel(const char *devnode) {
@@ -80,7 +63,7 @@ static void arm(int timer, long microseconds) {
 static int reader(const char *devnode, int channel) {
   int panel = open_panel(devnode);
   int doorbell = open_panel(devnode);
-  mask_to_contact_changes(doorbell);
+  if (gestured_evdev_mask_to_contact_changes(doorbell) != 0) fail("EVIOCSMASK");
   int timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
   int poller = epoll_create1(EPOLL_CLOEXEC);
   if (timer < 0 || poller < 0) fail("timerfd/epoll");
@@ -178,10 +161,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: design-floor DEVNODE LOGFILE\n");
     return 2;
   }
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(sched_getcpu(), &one);
-  sched_setaffinity(0, sizeof one, &one);
+  if (gestured_keep_to_one_cpu() < 0) fail("keep to one CPU");
   struct sigaction action = {.sa_handler = stop};  // no SA_RESTART: the wait returns EINTR
   sigaction(SIGTERM, &action, NULL);
   sigaction(SIGINT, &action, NULL);
