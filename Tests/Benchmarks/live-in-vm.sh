@@ -191,13 +191,12 @@ presses=$(grep -c '^E: [0-9.]* 0001 0038 0001' "$SCENARIO_DIR/keyboard.evemu" ||
 awk '/ written [0-9-]+ µs after/ { for (i = 1; i <= NF; i++) if ($i == "written") print $(i + 1) }' \
   "$SCENARIO_DIR/daemon.log" | sort -n > "$results/keys-latency-us.txt"
 {
-  awk '$1 == "gestured-keys" && $2 ~ /^[0-9]+$/ { g += $2; ng++ } $1 == "lisgd-command" && $2 ~ /^[0-9]+$/ { l += $2; nl++ }
-    END { printf "keys: gestured with key: %d ticks over %d runs, lisgd running its command %d ticks over %d runs (A B B A twice); ratio %.2f\n", g, ng, l, nl, (l > 0 ? g / l : -1) }' \
-    "$results/keys-runs.txt"
-  awk '$1 == "gestured-keys" && $2 ~ /^[0-9]+$/ { g += $2 } $1 == "lisgd-command" && $2 ~ /^[0-9]+$/ { l += $2 }
-    $1 == "design-floor" && $2 ~ /^[0-9]+$/ { f += $2; nf++ }
-    END { printf "design floor: %d ticks over %d runs (its launcher and reader summed); %.2f x lisgd, gestured %.2f x the floor\n", f, nf, (l > 0 ? f / l : -1), (f > 0 ? g / f : -1) }' \
-    "$results/keys-runs.txt"
+  awk '$2 !~ /^[0-9]+$/ { next }
+    $1 == "gestured-keys" { g += $2; ng++ } $1 == "lisgd-command" { l += $2; nl++ } $1 == "design-floor" { f += $2; nf++ }
+    END {
+      printf "keys: gestured with key: %d ticks over %d runs, lisgd running its command %d ticks over %d runs (A B B A twice); ratio %.2f\n", g, ng, l, nl, (l > 0 ? g / l : -1)
+      printf "design floor: %d ticks over %d runs (its launcher and reader summed); %.2f x lisgd, gestured %.2f x the floor\n", f, nf, (l > 0 ? f / l : -1), (f > 0 ? g / f : -1)
+    }' "$results/keys-runs.txt"
   awk -v presses="$presses" '{ v[++n] = $1 }
     END {
       if (n == 0) { print "keys latency: no key written"; exit }
