@@ -42,6 +42,65 @@ struct ReadingAtContactChangesTests {
     return (broken, flagged, quietDeadlines)
   }
 
+  /// Feeds `touches` as the daemon reads a batched panel: a landing frame for which
+  /// `landingMayWait` holds is kept back and handed over with the next frame that lands or
+  /// lifts a contact; every other frame at once. Returns what fired and how many landings
+  /// were kept back.
+  func runWithLandingsKeptBack(_ touches: Touches, _ profile: Profile) -> (fired: [String], keptBack: Int) {
+    var engine = DeviceEngine(device: TestPanel.device, profile: profile)!
+    var output: [GestureEvent] = []
+    var pending: [RawEvent] = []
+    var frame: [RawEvent] = []
+    var keptBack = 0
+    for event in touches.events {
+      frame.append(event)
+      guard event.type == EventType.syn, event.code == SynCode.report else { continue }
+      let changesContacts = frame.contains { $0.type == EventType.abs && $0.code == AbsCode.mtTrackingID }
+      if changesContacts, pending.isEmpty, engine.contactsDown == 0, engine.landingMayWait {
+        keptBack += 1
+        pending = frame
+      } else if !pending.isEmpty && !changesContacts {
+        pending += frame
+      } else {
+        (pending + frame).withUnsafeBufferPointer { engine.handle(events: $0, into: &output) }
+        pending.removeAll()
+      }
+      frame.removeAll()
+    }
+    if let last = touches.events.last { engine.finish(at: last.time, into: &output) }
+    return (summary(output.map { Fired(event: $0) }), keptBack)
+  }
+
+  /// A landing on an idle panel may be read with the frames after it when nothing could
+  /// fire before them: the same gestures fire at the same times as when read at once.
+  @Test func aLandingWaitsOnlyWhenNothingCouldFireBeforeTheNextRead() {
+    var t = Touches()
+    t.drag([(1, (20, 50), (140, 50))], from: 0, to: 200, steps: 20)
+    t.tap(100, 50, at: 600)
+    t.tap(100, 50, at: 900)
+    t.drag([(1, (20, 50), (140, 50)), (2, (20, 70), (140, 70))], from: 1500, to: 1700, steps: 20)
+    let swipes = profile([bind(.swipe, .right), bind(.swipe, fingers: 2, .right), bind(.tap)])
+    let kept = runWithLandingsKeptBack(t, swipes)
+    #expect(kept.fired == summary(run(t, swipes)))
+    #expect(kept.fired.count == 4)
+    #expect(kept.keptBack == 4, "every sequence's first landing waits")
+
+    // A tap chain waiting for its next tap needs that tap's landing at once; so does a long
+    // press (it fires while held), a bound pan (it fires on moves) and forwarding.
+    let doubleTap = profile([bind(.tap, taps: 2), bind(.swipe, .right)])
+    let chained = runWithLandingsKeptBack(t, doubleTap)
+    #expect(chained.fired == summary(run(t, doubleTap)))
+    #expect(chained.keptBack == 3, "the second tap's landing is read at once")
+    for needsLandings in [
+      profile([bind(.swipe, .right), bind(.longPress)]), profile([bind(.pan, step: 10)]),
+    ] {
+      #expect(runWithLandingsKeptBack(t, needsLandings).keptBack == 0)
+    }
+    var forwarding = swipes
+    forwarding.forward = true
+    #expect(!DeviceEngine(device: TestPanel.device, profile: forwarding)!.landingMayWait)
+  }
+
   @Test func aSwipeAndATapProfileNeverNeedsAMoveFrame() {
     var t = Touches()
     t.drag([(1, (20, 50), (140, 50))], from: 0, to: 200, steps: 20)

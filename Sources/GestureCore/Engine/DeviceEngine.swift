@@ -59,6 +59,13 @@ public struct DeviceEngine {
   /// frames in between late, in batches, and nothing fires later than it would have.
   public var firesBetweenContactChanges: Bool { arbiter.firesOnMoves }
 
+  /// Whether a contact landing on the idle panel now may be handled late, with the frames
+  /// after it (the next batch, or the next landing or lift): no binding fires on moves or by
+  /// time while a contact is held (a long press), frames are not forwarded, and nothing is
+  /// left of the last sequence (no tap chain waiting). Its events keep their times, so the
+  /// same gestures fire, and none later than it would have.
+  public var landingMayWait: Bool { arbiter.landingMayWait }
+
   /// `nextDeadline` when a deadline could fire something now, nil when every deadline
   /// pending only moves the state on (the landing's end, a contact held still): the engine
   /// runs those by itself before the next event stamped after them, and nothing fires

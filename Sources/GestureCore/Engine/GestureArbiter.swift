@@ -113,6 +113,17 @@ struct GestureArbiter {
     shared.firesOnMoves || independent.contains { $0.route != nil && $0.firesOnMoves }
   }
 
+  /// Whether a landing on the idle panel may be read late (see `DeviceEngine.landingMayWait`).
+  var landingMayWait: Bool {
+    guard !profile.forward, shared.isDone, !independent.contains(where: { $0.route != nil && !$0.isDone }) else {
+      return false
+    }
+    return !profile.bindings.contains { binding in
+      let recognizer = RecognizerTable.recognizer(of: binding.gesture)
+      return recognizer.firesOnMoves(binding) || recognizer.firesWhileHeld(binding)
+    }
+  }
+
   /// Whether a deadline can fire something now (see `SequenceArbiter.deadlineCanFire`).
   var deadlineCanFire: Bool {
     shared.deadlineCanFire || independent.contains { $0.route != nil && $0.deadlineCanFire }

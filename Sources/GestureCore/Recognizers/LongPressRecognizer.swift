@@ -62,6 +62,8 @@ extension LongPressRecognizer: Recognizer {
   }
   /// With `step`, its drag steps on moves.
   static func firesOnMoves(_ binding: Binding) -> Bool { binding.step != nil }
+  /// It fires once the finger has been down long enough.
+  static func firesWhileHeld(_ binding: Binding) -> Bool { true }
   var readsTravel: Bool { isPossible }
 
   /// Fails at the first travel beyond the slop, which is also the finger's farthest yet.

@@ -26,6 +26,8 @@ protocol Recognizer {
   static var needsFixedCountAtItsTime: Bool { get }
   /// Whether `binding` can fire on a frame in which no contact lands or lifts.
   static func firesOnMoves(_ binding: Binding) -> Bool
+  /// Whether `binding` can fire by time alone while a contact is down, with no frame at all.
+  static func firesWhileHeld(_ binding: Binding) -> Bool
   /// Whether the sequence's track must keep rates for this kind's bindings.
   static func needsRates(_ thresholds: Thresholds) -> Bool
   /// How long a forwarding device may hold a touch back for `binding` (named `name`), before
@@ -136,6 +138,7 @@ extension Recognizer {
   static var measuresFromRecognition: Bool { false }
   static var needsFixedCountAtItsTime: Bool { false }
   static func firesOnMoves(_ binding: Binding) -> Bool { false }
+  static func firesWhileHeld(_ binding: Binding) -> Bool { false }
   static func needsRates(_ thresholds: Thresholds) -> Bool { false }
   static func holdLimit(_ binding: Binding, _ thresholds: Thresholds, name: String) -> HoldLimit {
     HoldLimit(duration: nil, untilLifted: true, reason: name)

@@ -41,6 +41,8 @@ extension Daemon {
     var batched: BatchedReading?
     var doorbellToken: EventMultiplexer.Token?
     var nextBatch: Timestamp?
+    /// A landing was left for the next read (`Daemon.contactChanged`).
+    var landingUnread = false
     /// The device's SYN_DROPPEDs already looked at by `scheduleBatches`.
     var resyncsSeen = 0
     /// The kernel's time of the last event read.

@@ -32,15 +32,34 @@ extension Daemon {
   /// A batched device's doorbell rang: a contact landed or lifted (or the device is gone,
   /// which the batch's read finds).
   func contactChanged(_ device: OpenDevice) {
+    if landingMayWait(device), let batched = device.batched {
+      // Read with the frames after it: the lift's ring, another landing's, or the batch due
+      // by then.
+      device.landingUnread = true
+      device.nextBatch = MonotonicClock.now() + batched.interval(contacts: 1)
+      rearm()
+      return
+    }
     let complete = readBatch(device)
     if !device.evdev.isClosed { scheduleBatches(device, behind: !complete) }
     rearm()
+  }
+
+  /// Whether the doorbell rang for a landing on an idle panel that nothing needs handled
+  /// at once (`DeviceEngine.landingMayWait`; nothing forwarded, shown or streamed, and no
+  /// lift behind it on the doorbell): the wake-up then reads nothing but the doorbell.
+  func landingMayWait(_ device: OpenDevice) -> Bool {
+    guard !device.landingUnread, device.forwarder == nil, liveView == nil, !printsStream,
+      device.readEngine({ $0.contactsDown == 0 && $0.landingMayWait })
+    else { return false }
+    return !device.evdev.doorbellMayHoldLift(after: device.lastEventTime)
   }
 
   /// Reads everything a batched device has pending (drain by drain, so that a batch is
   /// handled as a wake-up's events are). False when more is still pending after
   /// `batchLimit` drains (a flood): the next batch is then due at once.
   func readBatch(_ device: OpenDevice) -> Bool {
+    device.landingUnread = false
     for _ in 0..<Self.batchLimit {
       guard drain(device) else { return true }
     }

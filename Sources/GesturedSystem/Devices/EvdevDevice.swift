@@ -148,9 +148,9 @@ public final class EvdevDevice {
   /// anyone the frame is already in `fileDescriptor`'s buffer. Never for a grabbed device
   /// (a grab keeps every event from every other reader, the doorbell too).
   ///
-  /// Nothing reads it: watched edge-triggered, it wakes the caller once per such frame,
-  /// and what it holds is never wanted (when its kernel buffer fills, evdev drops the oldest
-  /// for a SYN_DROPPED no one reads, and goes on waking). A device gone wakes it too; the
+  /// Watched edge-triggered, it wakes the caller once per such frame; what it holds is read
+  /// only when a landing is left for later (`doorbellMayHoldLift`): when its kernel buffer
+  /// fills, evdev drops the oldest for a SYN_DROPPED, and goes on waking. A device gone wakes it too; the
   /// read of `fileDescriptor` that follows says so.
   public func openDoorbell() throws(DeviceError) {
     guard !isClosed else { throw DeviceError(devnode: devnode, operation: .closed, errno: .badFileDescriptor) }
@@ -187,6 +187,37 @@ public final class EvdevDevice {
       gestured_evdev_mask_to(fileDescriptor, axes.baseAddress, axes.count)
     }
     guard masked == 0 else { throw DeviceError(devnode: devnode, operation: .mask, errno: errno(negated: masked)) }
+  }
+
+  /// Reads what the doorbell holds and says whether any of it, stamped after `time`, may end
+  /// a contact: a tracking id ended, a key released (BTN_TOUCH; BTN_TOOL_* when the count
+  /// changes), events dropped. True as well when it cannot be read (the device is gone: the
+  /// caller's read of `fileDescriptor` says so). A reader that leaves a landing for later
+  /// asks it first: a lift that came in the same wake-up must not wait with it.
+  public func doorbellMayHoldLift(after time: Timestamp?) -> Bool {
+    guard let doorbellDescriptor else { return true }
+    let eventSize = MemoryLayout<input_event>.stride
+    var mayHoldLift = false
+    while true {
+      let bytes: Int
+      switch retryOnInterrupt({ valueOrErrno(read(doorbellDescriptor, buffer, Self.readCapacity * eventSize)) }) {
+      case .success(let length): bytes = length
+      case .failure(.wouldBlock): return mayHoldLift
+      case .failure: return true
+      }
+      guard bytes > 0, bytes % eventSize == 0 else { return true }
+      for event in UnsafeBufferPointer(start: buffer, count: bytes / eventSize) {
+        let raw = Self.rawEvent(event)
+        if let time, raw.time <= time { continue }
+        switch raw.type {
+        case EventType.abs: mayHoldLift = mayHoldLift || (raw.code == AbsCode.mtTrackingID && raw.value == -1)
+        case EventType.key: mayHoldLift = mayHoldLift || raw.value == 0
+        case EventType.syn: mayHoldLift = mayHoldLift || raw.code == SynCode.dropped
+        default: break
+        }
+      }
+      if bytes < Self.readCapacity * eventSize { return mayHoldLift }
+    }
   }
 
   /// Closes the doorbell (the caller stopped watching it). Idempotent.
