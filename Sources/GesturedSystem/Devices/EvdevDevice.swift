@@ -150,8 +150,8 @@ public final class EvdevDevice {
   ///
   /// Watched edge-triggered, it wakes the caller once per such frame; what it holds is read
   /// only when a landing is left for later (`doorbellMayHoldLift`): when its kernel buffer
-  /// fills, evdev drops the oldest for a SYN_DROPPED, and goes on waking. A device gone wakes it too; the
-  /// read of `fileDescriptor` that follows says so.
+  /// fills, evdev drops the oldest for a SYN_DROPPED, and goes on waking. A device gone
+  /// wakes it too; the read of `fileDescriptor` that follows says so.
   public func openDoorbell() throws(DeviceError) {
     guard !isClosed else { throw DeviceError(devnode: devnode, operation: .closed, errno: .badFileDescriptor) }
     guard doorbellDescriptor == nil else { return }
