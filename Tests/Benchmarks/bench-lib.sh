@@ -23,6 +23,14 @@ bench_stream() {
     || fail "gestured-touch record failed"
 }
 
+# one_swipe [FIRST_MS]: one swipe of the same kind alone, FIRST_MS (100) after the player
+# starts: $SCENARIO_DIR/one.touch and its recording $SCENARIO_DIR/one.evemu.
+one_swipe() {
+  swipes_touch "$SCENARIO_DIR/one.touch" 1 "${1:-100}" 320
+  "$GESTURED_TOUCH" record "$SCENARIO_DIR/one.touch" -o "$SCENARIO_DIR/one.evemu" \
+    || fail "gestured-touch record failed"
+}
+
 # swipe_command_config FILE: the swipe right running `echo R >> DIR/gestured.out`, the
 # action both daemons run in make bench-vm.
 swipe_command_config() {

@@ -20,9 +20,7 @@ source "$VM_TESTS/lib.sh"
 source "$(dirname "$0")/bench-lib.sh"
 
 bench_stream
-swipes_touch "$SCENARIO_DIR/one.touch" 1 100 320
-"$GESTURED_TOUCH" record "$SCENARIO_DIR/one.touch" -o "$SCENARIO_DIR/one.evemu" \
-  || fail "gestured-touch record failed"
+one_swipe
 swipe_key_config "$SCENARIO_DIR/keys.yaml"
 touch_start panel create "$SCENARIO_DIR/swipes.touch"
 panel=$TOUCH_DEVNODE

@@ -208,8 +208,7 @@ awk '/ written [0-9-]+ µs after/ { for (i = 1; i <= NF; i++) if ($i == "written
 # wake-ups, no actions run), ten copies in one process against a one-swipe recording ten
 # times; the difference in user time is what reading and recognizing 8 970 frames costs
 # under TCG, to set against the daemon's user ticks above.
-swipes_touch "$SCENARIO_DIR/one.touch" 1 200 320
-"$GESTURED_TOUCH" record "$SCENARIO_DIR/one.touch" -o "$SCENARIO_DIR/one.evemu" || fail "gestured-touch record failed"
+one_swipe 200
 replay_user_seconds() {
   local TIMEFORMAT=%U
   { time "$GESTURED" replay --config "$SCENARIO_DIR/gestured.yaml" "$@" > /dev/null 2>&1; } 2>&1
