@@ -99,6 +99,12 @@ struct ReadingAtContactChangesTests {
     var forwarding = swipes
     forwarding.forward = true
     #expect(!DeviceEngine(device: TestPanel.device, profile: forwarding)!.landingMayWait)
+
+    // A reload that binds a long press makes the next landing be read at once.
+    var engine = DeviceEngine(device: TestPanel.device, profile: swipes)!
+    #expect(engine.landingMayWait)
+    engine.replaceProfile(profile([bind(.swipe, .right), bind(.longPress)]))
+    #expect(!engine.landingMayWait)
   }
 
   @Test func aSwipeAndATapProfileNeverNeedsAMoveFrame() {

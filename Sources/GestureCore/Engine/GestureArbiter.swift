@@ -115,13 +115,18 @@ struct GestureArbiter {
 
   /// Whether a landing on the idle panel may be read late (see `DeviceEngine.landingMayWait`).
   var landingMayWait: Bool {
-    guard !profile.forward, shared.isDone, !independent.contains(where: { $0.route != nil && !$0.isDone }) else {
-      return false
-    }
-    return !profile.bindings.contains { binding in
-      let recognizer = RecognizerTable.recognizer(of: binding.gesture)
-      return recognizer.firesOnMoves(binding) || recognizer.firesWhileHeld(binding)
-    }
+    landingsMayWait && shared.isDone && !independent.contains { $0.route != nil && !$0.isDone }
+  }
+  /// What `landingMayWait` asks of the profile, worked out when it is set.
+  private var landingsMayWait: Bool
+
+  /// Nothing is forwarded, and no binding fires on moves or while a finger is held.
+  private static func landingsMayWait(_ profile: Profile) -> Bool {
+    !profile.forward
+      && !profile.bindings.contains { binding in
+        let recognizer = RecognizerTable.recognizer(of: binding.gesture)
+        return recognizer.firesOnMoves(binding) || recognizer.firesWhileHeld(binding)
+      }
   }
 
   /// Whether a deadline can fire something now (see `SequenceArbiter.deadlineCanFire`).
@@ -151,6 +156,7 @@ struct GestureArbiter {
   init(profile: Profile, geometry: PanelGeometry) {
     self.profile = profile
     self.geometry = geometry
+    landingsMayWait = Self.landingsMayWait(profile)
     stuckContact = profile.thresholds.stuckContact
     slopLimit = DistanceLimit(profile.thresholds.tapSlop.millimetres(diagonal: geometry.diagonal))
     index = BindingIndex(profile: profile, maxFingers: TouchSequence.maxFingers)
@@ -172,6 +178,7 @@ struct GestureArbiter {
   /// every contact from now on.
   mutating func replaceProfile(_ newProfile: Profile) {
     profile = newProfile
+    landingsMayWait = Self.landingsMayWait(newProfile)
     stuckContact = newProfile.thresholds.stuckContact
     slopLimit = DistanceLimit(newProfile.thresholds.tapSlop.millimetres(diagonal: geometry.diagonal))
     index = BindingIndex(profile: newProfile, maxFingers: TouchSequence.maxFingers)
