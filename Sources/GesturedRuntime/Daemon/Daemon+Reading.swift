@@ -32,7 +32,7 @@ extension Daemon {
   /// A batched device's doorbell rang: a contact landed or lifted (or the device is gone,
   /// which the batch's read finds).
   func contactChanged(_ device: OpenDevice) {
-    if landingMayWait(device), let batched = device.batched {
+    if let batched = device.batched, landingMayWait(device) {
       // Read with the frames after it: the lift's ring, another landing's, or the batch due
       // by then.
       device.landingUnread = true
