@@ -5,12 +5,15 @@
 # Per run: the ticks (utime + stime, /proc/PID/stat) of the launcher and the recognizer over
 # the stream, both processes' CPU time in microseconds (/proc/PID/schedstat), their minor
 # page faults, and their resident sets after it (VmRSS, RssFile). The summary gives each
-# build's median ticks and CPU time per config, with the range.
+# build's median ticks and CPU time per config, with the range. With WARM_UP=B (or A), that
+# build's runs first play one swipe alone and wait a second, so that its stream is measured
+# after each process's first use of the path (give both the same binary to see what the
+# first use costs).
 #
-#   Tests/VM/run-in-vm.sh --rwdir DIR -- env GESTURED_TOUCH=… \
+#   Tests/VM/run-in-vm.sh --rwdir DIR -- env GESTURED_TOUCH=… [WARM_UP=B] \
 #     Tests/Benchmarks/compare-in-vm.sh DIR ROUNDS BUILD_A BUILD_B
 set -euo pipefail
-results="$1"; rounds="$2"; build_a="$3"; build_b="$4"
+results="$1"; rounds="$2"; build_a="$3"; build_b="$4"; warm_up="${WARM_UP:-}"
 VM_TESTS="$(cd "$(dirname "$0")/../VM" && pwd)"
 SCENARIO_DIR="$(mktemp -d /tmp/compare-vm.XXXXXX)"
 export VM_TESTS SCENARIO_DIR
@@ -18,6 +21,7 @@ source "$VM_TESTS/lib.sh"
 source "$(dirname "$0")/bench-lib.sh"
 
 bench_stream
+[ -z "$warm_up" ] || one_swipe
 swipe_command_config "$SCENARIO_DIR/command.yaml"
 swipe_key_config "$SCENARIO_DIR/keys.yaml"
 touch_start panel create "$SCENARIO_DIR/swipes.touch"
@@ -34,6 +38,10 @@ run() { # LABEL BINARY CONFIG
   GESTURED="$2" daemon_ready "$SCENARIO_DIR/$3.yaml" "$panel"
   local launcher=$DAEMON_PID recognizer t0 t1 r0 r1 c0 c1 f0 f1 g0 g1
   recognizer=$(reader_of "$DAEMON_PID")
+  if [ "$1" = "$warm_up" ]; then
+    inject "$panel" "$SCENARIO_DIR/one.evemu"
+    sleep 1
+  fi
   t0=$(ticks_of "$launcher"); r0=$(ticks_of "$recognizer")
   c0=$(( $(runtime "$launcher") + $(runtime "$recognizer") ))
   f0=$(stat_field "$launcher" 10); g0=$(stat_field "$recognizer" 10)
