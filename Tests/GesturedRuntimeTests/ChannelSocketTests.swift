@@ -18,6 +18,7 @@ struct ChannelSocketTests {
     #expect(try launcher.receive(maximumLength: 8) == .oversized(length: 20))
     #expect(try launcher.receive(maximumLength: 8) == SeqPacketSocket.Received.none)
     recognizer.close()
+    launcher.waitForThePeersEnd()
     #expect(try launcher.receive(maximumLength: 8) == .closed)
   }
 
@@ -25,6 +26,7 @@ struct ChannelSocketTests {
     let (launcher, recognizer) = try SeqPacketSocket.pair()
     recognizer.close()
     defer { launcher.close() }
+    launcher.waitForThePeersEnd()
     #expect(throws: SystemError.self) { try launcher.send([1]) }
   }
 

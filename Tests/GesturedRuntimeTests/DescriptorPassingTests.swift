@@ -95,6 +95,7 @@ struct DescriptorPassingTests {
     #expect(received == .message([1, 8]) && descriptors.isEmpty)
     #expect(try recognizer.receive(maximumLength: 8, maximumDescriptors: 2).0 == SeqPacketSocket.Received.none)
     launcher.close()
+    recognizer.waitForThePeersEnd()
     #expect(try recognizer.receive(maximumLength: 8, maximumDescriptors: 2).0 == .closed)
   }
 

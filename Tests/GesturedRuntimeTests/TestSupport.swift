@@ -163,3 +163,17 @@ func directoryEntries(_ path: String) -> [String]? {
 func readFile(_ path: String) -> String? {
   (try? InputFile.read(path: path, maximumSize: 1 << 26)).map { String(decoding: $0, as: UTF8.self) }
 }
+
+extension SeqPacketSocket {
+  /// Waits, a little, until the socket sees its peer's end: a process another suite spawns
+  /// at the moment of the close holds copies of this process's descriptors until its exec
+  /// closes them, and the end only shows once that copy is gone too.
+  func waitForThePeersEnd() {
+    var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+    for _ in 0..<50 {
+      ready.revents = 0
+      _ = poll(&ready, 1, 100)
+      if ready.revents & Int16(POLLHUP) != 0 { return }
+    }
+  }
+}
