@@ -44,7 +44,7 @@ func errno(negated result: Int32) -> Errno {
   return .ioError
 }
 
-/// One open evdev node: its events read from the fd, its state kept by libevdev.
+/// One open evdev node: its events read from the fd, its capabilities and resyncs libevdev's.
 ///
 /// The daemon owns it on its serial queue: it watches `fileDescriptor` in its event loop
 /// (EventMultiplexer), calls `drain` when it is readable, and calls `close()` only after
@@ -56,6 +56,9 @@ public final class EvdevDevice {
   private var handle: OpaquePointer?
   /// libevdev keeps a pointer into this until the handle is freed.
   private var logTarget: LibevdevLogTarget?
+  /// The state the events passed on left, which libevdev's view is set to before libevdev
+  /// reads it (see `pass(_:into:_:)`).
+  private let mirror: EvdevStateMirror
   /// What one read(2) takes: `readCapacity` events, allocated once.
   private let buffer: UnsafeMutablePointer<input_event>
   /// Between a SYN_DROPPED and the end of libevdev's replay of the kernel's state; the
@@ -114,6 +117,7 @@ public final class EvdevDevice {
     self.fileDescriptor = descriptor
     self.logTarget = logTarget
     self.description = DeviceDescription(libevdev: handle)
+    mirror = EvdevStateMirror(libevdev: handle, devnode: devnode, logger: logger)
     buffer = .allocate(capacity: Self.readCapacity)
   }
 
@@ -127,6 +131,7 @@ public final class EvdevDevice {
   /// `addingToolType`: see `UinputClone.init`.
   public func makeClone(addingToolType: Bool = false) throws(SystemError) -> UinputClone {
     guard let handle else { throw SystemError(operation: UinputClone.createOperation, errno: .badFileDescriptor) }
+    mirror.push(to: handle)
     return try UinputClone(panel: handle, devnode: devnode, addingToolType: addingToolType)
   }
 
@@ -235,10 +240,10 @@ public final class EvdevDevice {
   /// The fd is read directly, `readCapacity` events (or what is left of `limit`) per
   /// read(2); a short read means the kernel's buffer is empty, so reading stops there and
   /// the (level-triggered) event loop calls again for anything that comes later (libevdev's
-  /// own reading goes on until EAGAIN: a second read every wake-up). Each event read is
-  /// given to libevdev (`pass(_:tracking:_:)`), which keeps its view of the device in step
-  /// and drops what its own reading drops, so that a resync below starts from exactly what
-  /// was passed on.
+  /// own reading goes on until EAGAIN: a second read every wake-up). Each event read goes
+  /// through `pass(_:into:_:)`, which drops what libevdev's own reading drops and keeps the
+  /// device's state as it was passed on; libevdev's view is set to that state before its
+  /// resync below, so that the resync's delta starts from exactly what was passed on.
   ///
   /// A SYN_DROPPED (the kernel's buffer overflowed) is not passed on, and neither is anything
   /// read after it: libevdev's sync discards those too, since the state it reads covers
@@ -270,6 +275,7 @@ public final class EvdevDevice {
         case .failure(.wouldBlock):
           // The sync is complete; what the kernel queued since is read as usual.
           syncingSince = nil
+          mirror.pull(from: handle)
         case .failure(let error):
           return .gone(errno: error)
         }
@@ -285,7 +291,7 @@ public final class EvdevDevice {
       // evdev returns whole events only; libevdev calls anything else EINVAL.
       guard bytes % eventSize == 0 else { return .gone(errno: .invalidArgument) }
       let events = UnsafeBufferPointer(start: buffer, count: bytes / eventSize)
-      let dropped = Self.pass(events, tracking: handle) { event in
+      let dropped = Self.pass(events, into: mirror) { event in
         body(event)
         count += 1
       }
@@ -293,6 +299,7 @@ public final class EvdevDevice {
         resyncs += 1
         lastResync = dropped
         resynchronizing()
+        mirror.push(to: handle)
         var ignored = input_event()
         let flags = LIBEVDEV_READ_FLAG_FORCE_SYNC.rawValue
         switch retryOnInterrupt({ valueOrErrno(negated: libevdev_next_event(handle, flags, &ignored)) }) {
@@ -311,48 +318,27 @@ public final class EvdevDevice {
   }
 
   /// Passes on the events of one read as libevdev's normal reading would, and keeps
-  /// `handle`'s state in step with them (`libevdev_set_event_value` runs the same checks
-  /// and updates as `libevdev_next_event`): an event of a code the device does not have is
-  /// dropped, as is a tracking id that does not go from -1 to a contact or back (libevdev
-  /// logs it as a device bug); a slot beyond the device's is capped to its last. Stops at a
-  /// SYN_DROPPED and returns its time; nil when there was none.
+  /// `mirror` in step with them (`EvdevStateMirror.admit`): an event of a code the device
+  /// does not have is dropped, as is a tracking id that does not go from -1 to a contact or
+  /// back (a device bug, logged); a slot beyond the device's is capped to its last. libevdev
+  /// itself is not called per event. Stops at a SYN_DROPPED and returns its time; nil when
+  /// there was none.
   static func pass(
-    _ events: UnsafeBufferPointer<input_event>, tracking handle: OpaquePointer, _ body: (RawEvent) -> Void
+    _ events: UnsafeBufferPointer<input_event>, into mirror: EvdevStateMirror, _ body: (RawEvent) -> Void
   ) -> Timestamp? {
     for var event in events {
-      let type = UInt32(event.type)
-      let code = UInt32(event.code)
-      switch Int32(event.type) {
-      case EV_SYN where Int32(event.code) == SYN_DROPPED:
-        return rawEvent(event).time
-      case EV_KEY, EV_ABS, EV_LED, EV_SW:
-        if libevdev_set_event_value(handle, type, code, event.value) != 0 {
-          guard let capped = cappedSlot(event, handle) else { continue }
-          event.value = capped
-          _ = libevdev_set_event_value(handle, type, code, capped)
-        }
-      default:
-        guard libevdev_has_event_code(handle, type, code) != 0 else { continue }
-      }
+      if Int32(event.type) == EV_SYN && Int32(event.code) == SYN_DROPPED { return rawEvent(event).time }
+      guard mirror.admit(&event) else { continue }
       body(rawEvent(event))
     }
     return nil
-  }
-
-  /// The last slot, for an ABS_MT_SLOT beyond the device's slots (libevdev's reading caps
-  /// it, where setting the value refuses it).
-  private static func cappedSlot(_ event: input_event, _ handle: OpaquePointer) -> Int32? {
-    let slots = libevdev_get_num_slots(handle)
-    guard Int32(event.type) == EV_ABS, Int32(event.code) == ABS_MT_SLOT, slots > 0,
-      event.value < 0 || event.value >= slots
-    else { return nil }
-    return slots - 1
   }
 
   /// The positions the kernel holds for the device right now, as events to feed the engine
   /// before anything is read (see `positionEvents(of:description:at:)`).
   public func currentPositions(at time: Timestamp) -> [RawEvent] {
     guard let handle else { return [] }
+    mirror.push(to: handle)
     return Self.positionEvents(of: handle, description: description, at: time)
   }
 
