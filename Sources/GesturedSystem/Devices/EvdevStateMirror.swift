@@ -52,7 +52,7 @@ final class EvdevStateMirror {
     supported.initialize(repeating: 0, count: words)
     for type in 0..<Self.typeCount where libevdev_has_event_type(handle, UInt32(type)) != 0 {
       for code in 0..<Self.codesPerType where libevdev_has_event_code(handle, UInt32(type), UInt32(code)) != 0 {
-        supported[type * Self.wordsPerType + code / 64] |= 1 << UInt64(code % 64)
+        supported[type * Self.wordsPerType + code / 64] |= Self.bit(code)
       }
     }
     slotCount = libevdev_get_num_slots(handle)
@@ -79,11 +79,21 @@ final class EvdevStateMirror {
   @inline(__always)
   private func has(_ type: Int, _ code: Int) -> Bool {
     guard type < Self.typeCount, code < Self.codesPerType else { return false }
-    return supported[type * Self.wordsPerType + code / 64] & (1 << UInt64(code % 64)) != 0
+    return supported[type * Self.wordsPerType + code / 64] & Self.bit(code) != 0
   }
 
   @inline(__always)
   private func isSlotAxis(_ code: Int) -> Bool { code > Self.firstSlotAxis && code <= Self.lastSlotAxis }
+
+  /// Where slot `slot`'s value of the per-slot axis `code` is kept.
+  @inline(__always)
+  private func slotValue(_ slot: Int, _ code: Int) -> UnsafeMutablePointer<Int32> {
+    slotValues + slot * Self.slotAxes + code - Self.firstSlotAxis
+  }
+
+  /// The bit of `code` in its word of a bit table.
+  @inline(__always)
+  private static func bit(_ code: Int) -> UInt64 { 1 << UInt64(code % 64) }
 
   @inline(__always)
   private func stateWords(of type: Int) -> Int {
@@ -116,7 +126,7 @@ final class EvdevStateMirror {
         current.pointee = event.value
       } else if slots > 0 && code == Int(ABS_MT_TRACKING_ID) {
         let slot = Int(current.pointee)
-        let contact = slotValues[slot * Self.slotAxes + code - Self.firstSlotAxis]
+        let contact = slotValue(slot, code).pointee
         guard (event.value == -1) != (contact == -1) else {
           logger?.warning(
             "\(devnode): the device sent a double tracking ID \(event.value) in slot \(slot) (a device bug): dropped")
@@ -125,12 +135,11 @@ final class EvdevStateMirror {
       }
       absolute[code] = event.value
       if isSlotAxis(code), current.pointee >= 0 {
-        slotValues[Int(current.pointee) * Self.slotAxes + code - Self.firstSlotAxis] = event.value
+        slotValue(Int(current.pointee), code).pointee = event.value
       }
     case EV_KEY, EV_LED, EV_SW:
       let word = states + stateWords(of: type) + code / 64
-      let bit: UInt64 = 1 << UInt64(code % 64)
-      if event.value != 0 { word.pointee |= bit } else { word.pointee &= ~bit }
+      if event.value != 0 { word.pointee |= Self.bit(code) } else { word.pointee &= ~Self.bit(code) }
     default:
       break
     }
@@ -145,8 +154,7 @@ final class EvdevStateMirror {
     if slotCount > 0 {
       for slot in 0..<Int(slotCount) {
         for code in (Self.firstSlotAxis + 1)...Self.lastSlotAxis where has(abs, code) {
-          libevdev_set_slot_value(
-            handle, UInt32(slot), UInt32(code), slotValues[slot * Self.slotAxes + code - Self.firstSlotAxis])
+          libevdev_set_slot_value(handle, UInt32(slot), UInt32(code), slotValue(slot, code).pointee)
         }
       }
       libevdev_set_event_value(handle, UInt32(abs), UInt32(ABS_MT_SLOT), current.pointee)
@@ -158,7 +166,7 @@ final class EvdevStateMirror {
     for type in [Int(EV_KEY), Int(EV_LED), Int(EV_SW)] {
       let words = states + stateWords(of: type)
       for code in 0..<Self.codesPerType where has(type, code) {
-        let on = words[code / 64] & (1 << UInt64(code % 64)) != 0
+        let on = words[code / 64] & Self.bit(code) != 0
         libevdev_set_event_value(handle, UInt32(type), UInt32(code), on ? 1 : 0)
       }
     }
@@ -174,19 +182,17 @@ final class EvdevStateMirror {
     if slotCount > 0 {
       for slot in 0..<Int(slotCount) {
         for code in (Self.firstSlotAxis + 1)...Self.lastSlotAxis where has(abs, code) {
-          slotValues[slot * Self.slotAxes + code - Self.firstSlotAxis] =
-            libevdev_get_slot_value(handle, UInt32(slot), UInt32(code))
+          slotValue(slot, code).pointee = libevdev_get_slot_value(handle, UInt32(slot), UInt32(code))
         }
       }
     }
     for type in [Int(EV_KEY), Int(EV_LED), Int(EV_SW)] {
       let words = states + stateWords(of: type)
       for code in 0..<Self.codesPerType where has(type, code) {
-        let bit: UInt64 = 1 << UInt64(code % 64)
         if libevdev_get_event_value(handle, UInt32(type), UInt32(code)) != 0 {
-          words[code / 64] |= bit
+          words[code / 64] |= Self.bit(code)
         } else {
-          words[code / 64] &= ~bit
+          words[code / 64] &= ~Self.bit(code)
         }
       }
     }
