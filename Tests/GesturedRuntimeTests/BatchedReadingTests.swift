@@ -80,6 +80,21 @@ struct BatchedReadingTests {
     #expect(reading.scanPeriod == 5_000)
   }
 
+  /// The median gap decides, whether or not the batch is sorted: half the gaps shorter than
+  /// the period leave it; one more shortens it. (A batch's first gap is from the previous
+  /// batch's last frame.)
+  @Test func onlyAMedianBelowThePeriodShortensIt() throws {
+    var reading = try #require(BatchedReading(device: Self.virtualPanel))
+    Self.batch(&reading, (0..<8).map { 100 + Double($0) * 5 })
+    #expect(reading.scanPeriod == 5_000)
+    // Gaps 65, 4, 4, 4, 6, 6: three of six shorter, the median 6.
+    Self.batch(&reading, [200, 204, 208, 212, 218, 224])
+    #expect(reading.scanPeriod == 5_000)
+    // Gaps 76, 4, 4, 4, 4, 6, 6: four of seven shorter, the median 4.
+    Self.batch(&reading, [300, 304, 308, 312, 316, 322, 328])
+    #expect(reading.scanPeriod == 4_000)
+  }
+
   @Test func batchesStayWithinTheirBounds() throws {
     var fast = try #require(BatchedReading(device: Self.virtualPanel))
     Self.batch(&fast, (0..<8).map { Double($0) * 0.1 })

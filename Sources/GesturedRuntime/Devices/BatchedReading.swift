@@ -94,6 +94,9 @@ struct BatchedReading {
   mutating func batchEnded() {
     defer { gaps.removeAll(keepingCapacity: true) }
     guard gaps.count >= Self.gapsForAMedian else { return }
+    // The median is below the period only if more than half the gaps are: at a steady
+    // scan rate most batches leave it as it is, and need no sort.
+    if let measuredPeriod, gaps.count(where: { $0 < measuredPeriod }) <= gaps.count / 2 { return }
     gaps.sort()
     let median = max(gaps[gaps.count / 2], Self.shortestPeriod)
     measuredPeriod = min(median, measuredPeriod ?? median)
