@@ -32,6 +32,7 @@ struct ReadingAtContactChangesTests {
       let promised = !engine.firesBetweenContactChanges
       let changesContacts = frame.contains { $0.type == EventType.abs && $0.code == AbsCode.mtTrackingID }
       frame.withUnsafeBufferPointer { engine.handle(events: $0, into: &output) }
+      Self.expectReadingStateAgrees(&engine)
       if !changesContacts {
         if !promised { flagged += 1 }
         if promised && !output.isEmpty { broken.append("\(output.map(\.gesture.rawValue)) at \(event.time)") }
@@ -40,6 +41,19 @@ struct ReadingAtContactChangesTests {
       frame.removeAll()
     }
     return (broken, flagged, quietDeadlines)
+  }
+
+  /// `readingState()` answers as the getters do, each of them.
+  static func expectReadingStateAgrees(
+    _ engine: inout DeviceEngine, sourceLocation: Testing.SourceLocation = #_sourceLocation
+  ) {
+    let state = engine.readingState()
+    #expect(state.contactsDown == engine.contactsDown, sourceLocation: sourceLocation)
+    #expect(state.landingMayWait == engine.landingMayWait, sourceLocation: sourceLocation)
+    #expect(state.firesBetweenContactChanges == engine.firesBetweenContactChanges, sourceLocation: sourceLocation)
+    #expect(state.nextDeadline == engine.nextDeadline, sourceLocation: sourceLocation)
+    #expect(state.nextFiringDeadline == engine.nextFiringDeadline, sourceLocation: sourceLocation)
+    #expect(state.impossibleInputs == engine.impossibleInputs, sourceLocation: sourceLocation)
   }
 
   /// Feeds `touches` as the daemon reads a batched panel: a landing frame for which

@@ -11,7 +11,7 @@ public struct DeviceEngine {
   /// What makes a contact a palm on this panel (`palm-size`), for recognition and the forward gate.
   public let palmRule: PalmRule
   // Internal for DeviceEngine+Observing.swift.
-  private(set) var assembler: FrameAssembler
+  @usableFromInline private(set) var assembler: FrameAssembler
   @usableFromInline var arbiter: GestureArbiter
   /// When the engine next needs `advance(to:)` if no event comes: worked out by the
   /// arbiter only when it ran (a frame, a deadline, a cancel), since raw events between
@@ -48,7 +48,7 @@ public struct DeviceEngine {
   }
 
   /// Contacts down after the last frame, as the kernel reported them.
-  public var contactsDown: Int { assembler.activeContacts }
+  @inlinable public var contactsDown: Int { assembler.activeContacts }
 
   /// The absolute axes recognition reads (`FrameAssembler.axesRead`).
   public var axesRead: [UInt16]? { assembler.axesRead }
@@ -72,6 +72,26 @@ public struct DeviceEngine {
   /// later for waiting. A reader that takes frames in batches arms its timer for this
   /// one, and runs the others when it reads.
   public var nextFiringDeadline: Timestamp? { arbiter.deadlineCanFire ? nextDeadline : nil }
+
+  /// What a reader asks after each read, answered at once: `contactsDown`,
+  /// `landingMayWait`, `firesBetweenContactChanges`, `nextDeadline`, `nextFiringDeadline`
+  /// and `impossibleInputs` as the getters above give them.
+  public struct ReadingState: Equatable, Sendable {
+    public var contactsDown: Int
+    public var landingMayWait: Bool
+    public var firesBetweenContactChanges: Bool
+    public var nextDeadline: Timestamp?
+    public var nextFiringDeadline: Timestamp?
+    public var impossibleInputs: Int
+  }
+
+  /// The reading state, worked out on the engine where it is: a getter called on an engine
+  /// held in a class runs on a copy of the whole engine, a mutating call does not (it
+  /// changes nothing). Not inlined into the caller, where the getters it asks would copy.
+  @inline(never)
+  public mutating func readingState() -> ReadingState {
+    arbiter.readingState(contactsDown: assembler.activeContacts)
+  }
 
   /// Whether the continuous gestures' streams are collected in `streamEvents` (replay and
   /// monitor with --continuous, the library). Off, no value is computed that no binding needs.

@@ -98,6 +98,7 @@ struct GestureArbiter {
   /// Inputs that cannot happen if the frame assembler and this arbiter are right (a contact
   /// moving that never landed, an event the sequence state has no transition for). Counted
   /// always, traced when tracing: never silently ignored.
+  @inline(__always)
   @usableFromInline var impossibleInputs: Int {
     independent.reduce(ownImpossibleInputs + shared.impossibleInputs) { $0 + $1.impossibleInputs }
   }
@@ -109,11 +110,13 @@ struct GestureArbiter {
   /// ends (and fires) as soon as that tap slides beyond the slop. Everything else fires at
   /// a landing, a lift or a deadline. The daemon reads a panel's movement in batches while
   /// this is false (docs/devices.md, "Reading at contact changes").
+  @inline(__always)
   var firesOnMoves: Bool {
     shared.firesOnMoves || independent.contains { $0.route != nil && $0.firesOnMoves }
   }
 
   /// Whether a landing on the idle panel may be read late (see `DeviceEngine.landingMayWait`).
+  @inline(__always)
   var landingMayWait: Bool {
     landingsMayWait && shared.isDone && !independent.contains { $0.route != nil && !$0.isDone }
   }
@@ -130,8 +133,18 @@ struct GestureArbiter {
   }
 
   /// Whether a deadline can fire something now (see `SequenceArbiter.deadlineCanFire`).
+  @inline(__always)
   var deadlineCanFire: Bool {
     shared.deadlineCanFire || independent.contains { $0.route != nil && $0.deadlineCanFire }
+  }
+
+  /// `DeviceEngine.readingState()`: mutating (though it changes nothing), so that the
+  /// sequences are asked in place.
+  mutating func readingState(contactsDown: Int) -> DeviceEngine.ReadingState {
+    let due = nextDeadline
+    return DeviceEngine.ReadingState(
+      contactsDown: contactsDown, landingMayWait: landingMayWait, firesBetweenContactChanges: firesOnMoves,
+      nextDeadline: due, nextFiringDeadline: deadlineCanFire ? due : nil, impossibleInputs: impossibleInputs)
   }
 
   /// Forwarding: decisions since the runtime last took them, in the order they happened.

@@ -101,6 +101,7 @@ struct SequenceArbiter {
   /// ends (and fires) as soon as that tap slides beyond the slop. Everything else fires at
   /// a landing, a lift or a deadline. The daemon reads a panel's movement in batches while
   /// this is false (docs/devices.md, "Reading at contact changes").
+  @inline(__always)
   var firesOnMoves: Bool {
     if hasContinuousBindings { return true }
     guard case .continuing = chain.state else { return false }
@@ -118,6 +119,7 @@ struct SequenceArbiter {
   /// forwarding's held touches. Otherwise every deadline pending only moves the state on
   /// (the end of the landing, a contact held still), which the engine does by itself before
   /// the next event stamped after it, with the same result.
+  @inline(__always)
   var deadlineCanFire: Bool {
     if hasContinuousBindings || forwarding { return true }
     if case .idle = chain.state {} else { return true }
@@ -175,6 +177,7 @@ struct SequenceArbiter {
 
   /// Whether nothing is left of the last sequence: no contact, no tap chain waiting, nothing
   /// held. A value of the pool that is done may serve another region.
+  @inline(__always)
   var isDone: Bool {
     !state.isActive && liveContacts == 0 && chain.state == .idle && chainSequences.isEmpty
   }

@@ -25,7 +25,7 @@ public struct FrameAssembler: Sendable {
 
   /// Contacts currently down as of the last frame handed out (not counting ignored pen/palm
   /// or cancelled contacts).
-  public var activeContacts: Int { activeCount }
+  @inlinable public var activeContacts: Int { activeCount }
 
   enum Mode: Sendable, Equatable {
     /// Protocol B.
@@ -45,7 +45,7 @@ public struct FrameAssembler: Sendable {
   let palmMajorLimit: Int32
 
   var nextContactID: UInt32 = 1
-  var activeCount = 0
+  @usableFromInline var activeCount = 0
   /// Ids from here on were handed out in the frame being assembled and not yet delivered.
   var firstContactIDOfFrame: UInt32 = 1
   /// `frame` was returned to the caller and must be emptied before the next frame starts.

@@ -15,7 +15,7 @@ extension Daemon {
     if options.verbose {
       for line in device.engine.takeTrace() { logger.debug("\(device.node.devnode): \(line)") }
     }
-    let impossibleInputs = device.readEngine { $0.impossibleInputs }
+    let impossibleInputs = device.reading.impossibleInputs
     if impossibleInputs > device.impossibleLogged {
       logger.warning(
         "\(device.node.devnode): \(impossibleInputs - device.impossibleLogged) impossible input(s) ignored (a bug: run with --verbose to see them)"
@@ -23,7 +23,7 @@ extension Daemon {
       device.impossibleLogged = impossibleInputs
     }
     liveView?.records(device.engine.takeRecords(), devnode: device.node.devnode)
-    let stream = printsStream ? device.readEngine { $0.streamEvents } : []
+    let stream = printsStream ? device.engine.streamEvents : []
     var nextStream = stream.startIndex
     // A frame's stream lines go before its firings, as replay prints them.
     func printStream(through time: Timestamp?) {

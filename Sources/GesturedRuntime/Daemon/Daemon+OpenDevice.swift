@@ -26,10 +26,10 @@ extension Daemon {
       _read { yield recognizer.engine }
       _modify { yield &recognizer.engine }
     }
-    /// Reads the engine where it is. A getter of GestureCore's called on `engine` runs on a
-    /// copy of the whole engine (the compiler cannot rule out a change to this class's
-    /// property during the call); through `inout` it runs on the engine in place.
-    func readEngine<T>(_ read: (inout DeviceEngine) -> T) -> T { read(&engine) }
+    /// What reading the device asks of its engine after each read (when the next batch is
+    /// due, whether a landing may wait), worked out where the engine is: through the
+    /// engine's getters each question would copy the whole engine.
+    var reading: DeviceEngine.ReadingState { engine.readingState() }
     /// `forward: true`, with its clone made: what does not become a gesture goes there.
     var forwarder: Forwarder?
     /// Set while the multiplexer watches the device's events (always, unless it is read at

@@ -50,7 +50,7 @@ extension Daemon {
   /// lift behind it on the doorbell): the wake-up then reads nothing but the doorbell.
   func landingMayWait(_ device: OpenDevice) -> Bool {
     guard !device.landingUnread, device.forwarder == nil, liveView == nil, !printsStream,
-      device.readEngine({ $0.contactsDown == 0 && $0.landingMayWait })
+      case let reading = device.reading, reading.contactsDown == 0, reading.landingMayWait
     else { return false }
     return !device.evdev.doorbellMayHoldLift(after: device.lastEventTime)
   }
@@ -84,7 +84,8 @@ extension Daemon {
         return
       }
     }
-    let everyFrame = device.readEngine { $0.firesBetweenContactChanges }
+    let reading = device.reading
+    let everyFrame = reading.firesBetweenContactChanges
     do {
       if everyFrame {
         try watchEveryFrame(device)
@@ -107,7 +108,7 @@ extension Daemon {
       device.nextBatch = nil
       return
     }
-    let contacts = device.readEngine { $0.contactsDown }
+    let contacts = reading.contactsDown
     device.nextBatch = behind ? base : batched.nextBatch(after: base, contacts: contacts)
     if options.verbose, let next = device.nextBatch {
       logger.debug(
@@ -194,7 +195,7 @@ extension Daemon {
       }
       device.engine.handle(event, into: &firings)
       forwarder?.handled(event, engine: &device.engine)
-      if let liveView, let frame = device.readEngine({ $0.completedFrame }) {
+      if let liveView, let frame = device.engine.completedFrame {
         // The frame first: what the fingers did, then what the recognizers made of it.
         liveView.frame(frame, devnode: device.node.devnode)
         liveView.records(device.engine.takeRecords(), devnode: device.node.devnode)
@@ -206,7 +207,7 @@ extension Daemon {
   /// is the first event a wake-up read: a deadline this far before it was not honoured in
   /// time (the daemon was stopped or starved), so it is cancelled rather than fired late.
   func cancelIfLate(_ device: OpenDevice, now: Timestamp) {
-    guard let due = device.readEngine({ $0.nextDeadline }), now - due > Self.lateDeadlineLimit else { return }
+    guard let due = device.engine.nextDeadline, now - due > Self.lateDeadlineLimit else { return }
     logger.info(
       "\(device.node.devnode): a gesture's deadline passed \((now - due) / 1000) ms ago (suspended?); cancelled")
     firings.removeAll(keepingCapacity: true)
@@ -229,7 +230,7 @@ extension Daemon {
     }
     // Only an engine's deadline needs the clock (the time to advance to); a batch's does not.
     let enginesDue = devices.values.contains { device in
-      device.readEngine { $0.nextDeadline }.map { next in due.map { next <= $0 } ?? true } ?? false
+      device.engine.nextDeadline.map { next in due.map { next <= $0 } ?? true } ?? false
     }
     if enginesDue {
       let now = MonotonicClock.now()
@@ -253,8 +254,7 @@ extension Daemon {
   func rearm() {
     var next: Timestamp? = nil
     for device in devices.values {
-      let batched = device.batched != nil
-      let deadline = device.readEngine { batched ? $0.nextFiringDeadline : $0.nextDeadline }
+      let deadline = device.batched != nil ? device.reading.nextFiringDeadline : device.engine.nextDeadline
       if let due = deadline, next.map({ due < $0 }) ?? true { next = due }
       if let due = device.nextBatch, next.map({ due < $0 }) ?? true { next = due }
     }
