@@ -155,11 +155,13 @@ extension Daemon {
         cancelIfLate(device, now: first.time)
         batch.withUnsafeBufferPointer { device.engine.handle(events: $0, into: &firings) }
         device.lastEventTime = batch[batch.count - 1].time
-        if device.batched != nil {
+        // Taken out of the class while it counts the frames: one access, not one a frame.
+        if var batched = device.batched.take() {
           for event in batch where event.type == EventType.syn && event.code == SynCode.report {
-            device.batched?.sawFrame(at: event.time)
+            batched.sawFrame(at: event.time)
           }
-          device.batched?.batchEnded()
+          batched.batchEnded()
+          device.batched = batched
         }
       }
       swap(&batch, &eventBatch)
