@@ -47,6 +47,25 @@ struct ActionPolicyTests {
     #expect(!quiet.log.contains { $0.hasPrefix("<7>") })
   }
 
+  /// A label and command are logged on one line, escaped, the same whether the binding's
+  /// table made their text once (`logText`) or the policy makes it at the firing.
+  @Test func labelAndCommandAreLoggedOnOneLineEscapedWhoeverMadeTheirText() {
+    let label = "lobby/\u{1B}[31mred\nx"
+    let command = "echo\ta\u{85}b"
+    var madeOnce = request(command, label: label)
+    madeOnce.logText = ActionPolicy.LogText(label: label, command: command)
+    for request in [request(command, label: label), madeOnce] {
+      var harness = PolicyHarness()
+      harness.policy.logsDebug = false
+      #expect(harness.fire(request) == .starting(1))
+      let pid = harness.pid(1)
+      #expect(harness.log.last == "<6>[lobby/\\x1b[31mred\\nx] started pid \(pid): echo\\ta\\u{85}b")
+      harness.exit(pid)
+      #expect(harness.log.last == "<6>[lobby/\\x1b[31mred\\nx] pid \(pid) exited with status 0 after 0 ms")
+      #expect(harness.starts.map(\.label) == ["lobby/\\x1b[31mred\\nx"])
+    }
+  }
+
   @Test func stepsAndEndsHaveNoCooldown() {
     var harness = PolicyHarness()
     #expect(harness.fire(step(1, of: "pan", stream: "/dev/input/event3#1/pan")) == .starting(1))

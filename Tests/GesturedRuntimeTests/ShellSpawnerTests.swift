@@ -100,7 +100,7 @@ struct ShellSpawnerTests {
     let binding = BindingTable.BindingRun(
       profile: profile, profileIndex: 3, actions: actions, binding: 2, devnode: "/dev/input/event7",
       deviceName: "Panel; rm -rf /", path: "/usr/bin:/bin")
-    let request = binding.request(for: firing, command: "zoom", devnode: "/dev/input/event7")
+    let request = try #require(binding.request(for: firing, devnode: "/dev/input/event7"))
     #expect(request.key == "3#2")
     #expect(request.label == "lobby/pinch")
     #expect(request.command == "zoom")
@@ -111,7 +111,7 @@ struct ShellSpawnerTests {
     later.scale = 0.5
     later.region = nil
     let second = try #require(ResolvedFiring(event: later, profile: profile, actions: actions))
-    let secondEntries = binding.request(for: second, command: "zoom", devnode: "/dev/input/event7")
+    let secondEntries = try #require(binding.request(for: second, devnode: "/dev/input/event7"))
       .environment.entries
     #expect(
       secondEntries

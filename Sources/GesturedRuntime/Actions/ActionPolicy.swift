@@ -63,6 +63,9 @@ public struct ActionPolicy {
     public var firedAt: Timestamp
     public var schedule: Schedule = .oneShot
     public var kind: Kind = .command
+    /// `label` and `command` as the log shows them, made once by the binding's table;
+    /// nil: made from them at the firing.
+    public var logText: LogText?
 
     public init(
       key: String, label: String, command: String, environment: ActionEnvironment,
@@ -81,9 +84,30 @@ public struct ActionPolicy {
       self.kind = kind
     }
 
+    /// `logText`, or made now.
+    var text: LogText { logText ?? LogText(label: label, command: command) }
+
     /// How many firings it stands for: `GESTURED_STEPS`, 1 without it.
     var steps: Int {
       environment["GESTURED_STEPS"].flatMap { Int($0) }.map { max(1, $0) } ?? 1
+    }
+  }
+
+  /// A request's label and command as its log lines show them: each on one line and cut to
+  /// its limit (`oneLine`), then escaped as the log escapes a value. A binding's table
+  /// makes them once, so that its firings do not scan the same text again.
+  public struct LogText: Sendable, Equatable {
+    /// On one line: how the runner's lines and output pipes name the binding.
+    public let label: String
+    /// `label` escaped.
+    public let escapedLabel: String
+    /// The command on one line, escaped.
+    public let escapedCommand: String
+
+    public init(label: String, command: String) {
+      self.label = ActionPolicy.oneLine(label, limit: 256)
+      escapedLabel = self.label.escapingControlCharacters()
+      escapedCommand = ActionPolicy.oneLine(command, limit: 4096).escapingControlCharacters()
     }
   }
 
@@ -212,14 +236,14 @@ public struct ActionPolicy {
         actions.append(
           .log(
             .info,
-            "[\(Self.oneLine(request.label, limit: 256))] firing dropped: \(Self.duration(elapsed)) after the previous one, "
+            "[\(escaped: request.text.escapedLabel)] firing dropped: \(Self.duration(elapsed)) after the previous one, "
               + "within its \(Self.duration(request.cooldown)) cooldown"))
         return (.droppedCooldown, actions)
       }
     }
     if request.schedule == .oneShot { rememberAcceptance(of: request) }
     if case .input = request.kind { return (.writingInput, [.writeInput(request)]) }
-    let label = Self.oneLine(request.label, limit: 256)
+    let text = request.text
 
     let laneID: LaneID
     switch request.schedule {
@@ -230,9 +254,9 @@ public struct ActionPolicy {
     lanes[laneID] = lane
     let disposition: Disposition
     if lane.running == nil, lane.waiting.isEmpty, runningCount < maximumRunning {
-      disposition = .starting(start(WaitingRun(request, label: label), in: laneID, into: &actions))
+      disposition = .starting(start(WaitingRun(request, text: text), in: laneID, into: &actions))
     } else {
-      disposition = enqueue(request, label: label, in: laneID, at: now, into: &actions)
+      disposition = enqueue(request, text: text, in: laneID, at: now, into: &actions)
     }
     removeIfIdle(laneID)
     armTimer(into: &actions)
@@ -253,13 +277,17 @@ public struct ActionPolicy {
     if run.firings > 1 { details += " for \(run.firings) \(Self.word(for: run.request.schedule))s" }
     if let user = run.request.user { details += " as user \(Self.oneLine(user, limit: 256))" }
     var actions: [Action] = [
-      .log(.info, "[\(run.label)] started pid \(pid)\(details): \(Self.oneLine(run.request.command, limit: 4096))")
+      .log(
+        .info, "[\(escaped: run.text.escapedLabel)] started pid \(pid)\(details): \(escaped: run.text.escapedCommand)")
     ]
     if logsDebug {
       // The latency `make bench-vm` measures: from the kernel's stamp of the event that
       // decided the firing to the spawn's return.
       actions.append(
-        .log(.debug, "[\(run.label)] pid \(pid) spawned \(now - run.request.firedAt) µs after its firing's event"))
+        .log(
+          .debug,
+          "[\(escaped: run.text.escapedLabel)] pid \(pid) spawned \(now - run.request.firedAt) µs after its firing's event"
+        ))
     }
     armTimer(into: &actions)
     return actions
@@ -302,13 +330,17 @@ public struct ActionPolicy {
     var actions: [Action] = []
     switch status {
     case .exited(0):
-      actions.append(.log(.info, "[\(run.label)] pid \(pid) exited with status 0\(elapsed)"))
+      actions.append(.log(.info, "[\(escaped: run.text.escapedLabel)] pid \(pid) exited with status 0\(elapsed)"))
     case .some(let status):
       actions.append(
-        .log(.warning, "[\(run.label)] pid \(pid) failed: \(Self.describe(status))\(elapsed)\(timedOut)"))
+        .log(
+          .warning,
+          "[\(escaped: run.text.escapedLabel)] pid \(pid) failed: \(Self.describe(status))\(elapsed)\(timedOut)"))
     case nil:
       actions.append(
-        .log(.warning, "[\(run.label)] pid \(pid) ended, but something else collected its exit status"))
+        .log(
+          .warning, "[\(escaped: run.text.escapedLabel)] pid \(pid) ended, but something else collected its exit status"
+        ))
     }
     if var lane = lanes[run.laneID] {
       lane.running = nil
@@ -451,29 +483,30 @@ public struct ActionPolicy {
   // MARK: - The queue
 
   private mutating func enqueue(
-    _ request: Request, label: String, in laneID: LaneID, at now: Timestamp, into actions: inout [Action]
+    _ request: Request, text: LogText, in laneID: LaneID, at now: Timestamp, into actions: inout [Action]
   ) -> Disposition {
     let word = Self.word(for: request.schedule)
+    let label = text.label
     var lane = lanes[laneID]!
     defer { lanes[laneID] = lane }
     switch request.schedule {
     case .oneShot:
       // One waiting run per binding: later firings join it.
       if !lane.waiting.isEmpty {
-        let steps = lane.waiting[0].merge(request, label: label)
+        let steps = lane.waiting[0].merge(request, text: text)
         actions.append(.log(.info, "[\(label)] firing coalesced into its waiting run (now \(steps) firings)"))
         return .coalesced(steps: steps)
       }
     case .step:
       if let last = lane.waiting.last, last.isStep, last.request.key == request.key {
-        let steps = lane.waiting[lane.waiting.count - 1].merge(request, label: label)
+        let steps = lane.waiting[lane.waiting.count - 1].merge(request, text: text)
         actions.append(.log(.info, "[\(label)] step coalesced into its waiting run (now \(steps) steps)"))
         return .coalesced(steps: steps)
       }
       if lane.waitingSteps >= Self.maximumWaitingStepsPerStream,
         let index = lane.waiting.lastIndex(where: { $0.isStep && $0.request.key == request.key })
       {
-        let steps = lane.waiting[index].merge(request, label: label)
+        let steps = lane.waiting[index].merge(request, text: text)
         actions.append(
           .log(
             .notice,
@@ -489,9 +522,9 @@ public struct ActionPolicy {
     {
       let steps: Int
       if otherID == laneID {
-        steps = lane.waiting[index].merge(request, label: label)
+        steps = lane.waiting[index].merge(request, text: text)
       } else {
-        steps = lanes[otherID]!.waiting[index].merge(request, label: label)
+        steps = lanes[otherID]!.waiting[index].merge(request, text: text)
       }
       actions.append(
         .log(
@@ -501,7 +534,7 @@ public struct ActionPolicy {
       return .coalesced(steps: steps)
     }
 
-    var run = WaitingRun(request, label: label)
+    var run = WaitingRun(request, text: text)
     run.queuedAt = now
     if case .step = request.schedule { lane.waitingSteps += 1 }
     lane.waiting.append(run)
@@ -716,15 +749,16 @@ private struct Lane {
 /// for.
 private struct WaitingRun {
   var request: ActionPolicy.Request
-  var label: String
+  var text: ActionPolicy.LogText
+  var label: String { text.label }
   /// Requests merged into it.
   var firings = 1
   /// When it started waiting; nil for a run that starts at once.
   var queuedAt: Timestamp?
 
-  init(_ request: ActionPolicy.Request, label: String) {
+  init(_ request: ActionPolicy.Request, text: ActionPolicy.LogText) {
     self.request = request
-    self.label = label
+    self.text = text
   }
 
   var isStep: Bool {
@@ -733,11 +767,11 @@ private struct WaitingRun {
   }
 
   /// Takes `newer`'s values, with `GESTURED_STEPS` the sum of both; returns that sum.
-  mutating func merge(_ newer: ActionPolicy.Request, label newLabel: String) -> Int {
+  mutating func merge(_ newer: ActionPolicy.Request, text newText: ActionPolicy.LogText) -> Int {
     let steps = request.steps + newer.steps
     request = newer
     request.environment.set("GESTURED_STEPS", String(steps))
-    label = newLabel
+    text = newText
     firings += 1
     return steps
   }
@@ -756,7 +790,8 @@ private struct Run {
 
   let laneID: LaneID
   let request: ActionPolicy.Request
-  let label: String
+  let text: ActionPolicy.LogText
+  var label: String { text.label }
   let firings: Int
   let queuedAt: Timestamp?
   /// Set once its shell has started.
@@ -770,7 +805,7 @@ private struct Run {
   init(_ waiting: WaitingRun, laneID: LaneID) {
     self.laneID = laneID
     request = waiting.request
-    label = waiting.label
+    text = waiting.text
     firings = waiting.firings
     queuedAt = waiting.queuedAt
   }

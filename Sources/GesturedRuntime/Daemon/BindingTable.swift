@@ -87,8 +87,7 @@ public final class BindingTable: Sendable {
     let run = runs[firing.event.binding]
     // Keys and wheel clicks start no process: the firing's variables are not made.
     if firing.input != nil { return inputRequest(for: firing.event) }
-    guard let command = firing.command else { return nil }
-    return run.request(for: firing, command: command, devnode: devnode)
+    return run.request(for: firing, devnode: devnode)
   }
 
   /// What every firing of one binding on one device hands the runner alike, made with the
@@ -105,6 +104,9 @@ public final class BindingTable: Sendable {
     /// The request of every one-shot firing and step of a key or wheel binding but for its
     /// time and schedule; nil for `run:`.
     let inputRequest: ActionRunner.Request?
+    /// How the log shows the label with the binding's `run` and with its `end`.
+    let runText: ActionPolicy.LogText?
+    let endText: ActionPolicy.LogText?
 
     /// `path`: the binding's actions' `PATH` (ActionEnvironment.startingPath).
     init(
@@ -116,6 +118,8 @@ public final class BindingTable: Sendable {
       let label = "\(profile.name)/\(bindingName)"
       self.label = label
       let action = actions.action(ofBinding: binding)
+      runText = action?.run.map { ActionPolicy.LogText(label: label, command: $0) }
+      endText = action?.end.map { ActionPolicy.LogText(label: label, command: $0) }
       let input = action?.input.map { PreparedInput($0, label: label) }
       self.input = input
       let environment = ActionEnvironment.Shared(
@@ -132,16 +136,20 @@ public final class BindingTable: Sendable {
       }
     }
 
-    /// The request for one of the binding's firings, which runs `command` in `environment`
-    /// (by default the firing's).
+    /// The request for one of the binding's firings, which runs its command (`run`, or
+    /// `end` for an end event; nil when it has none) in `environment` (by default the
+    /// firing's).
     func request(
-      for firing: ResolvedFiring, command: String, devnode: String, environment given: ActionEnvironment? = nil
-    ) -> ActionRunner.Request {
-      ActionRunner.Request(
+      for firing: ResolvedFiring, devnode: String, environment given: ActionEnvironment? = nil
+    ) -> ActionRunner.Request? {
+      guard let command = firing.command else { return nil }
+      var request = ActionRunner.Request(
         key: key, label: label, command: command,
         environment: given ?? ActionEnvironment(firing: firing, shared: environment), timeout: firing.action.timeout,
         cooldown: firing.action.cooldown, user: firing.user, firedAt: firing.event.time,
         schedule: BindingTable.schedule(of: firing.event, devnode: devnode))
+      if case .end = firing.event.phase { request.logText = endText } else { request.logText = runText }
+      return request
     }
   }
 

@@ -122,6 +122,10 @@ public struct LogMessage: ExpressibleByStringInterpolation, Sendable {
 
     public mutating func appendInterpolation(_ value: Substring) { text += value.escapingControlCharacters() }
 
+    /// Text escaped already (as `escapingControlCharacters()` makes it, once for many
+    /// lines): appended as it is.
+    public mutating func appendInterpolation(escaped value: String) { text += value }
+
     /// Digits and a sign: nothing to escape.
     public mutating func appendInterpolation<Value: BinaryInteger>(_ value: Value) { text += String(value) }
 
