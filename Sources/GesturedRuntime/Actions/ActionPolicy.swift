@@ -63,9 +63,10 @@ public struct ActionPolicy {
     public var firedAt: Timestamp
     public var schedule: Schedule = .oneShot
     public var kind: Kind = .command
-    /// `label` and `command` as the log shows them, made once by the binding's table;
-    /// nil: made from them at the firing.
-    public var logText: LogText?
+    /// `label` and `command` as the log shows them, made from the same two once by the
+    /// binding's table (set only within the module, so that they cannot disagree); nil:
+    /// made from them at the firing.
+    public internal(set) var logText: LogText?
 
     public init(
       key: String, label: String, command: String, environment: ActionEnvironment,
