@@ -1,6 +1,7 @@
-// The floor of gestured's design for the keys figure of `make bench-vm`: the least two
-// processes can cost that read a panel as gestured does and write a key per swipe as it
-// does, with nothing recognized beyond a right swipe and nothing checked.
+// The floor of gestured's design for the keys and live figures of `make bench-vm`: the
+// least two processes can cost that read a panel as gestured does and write a key, or run
+// a command, per swipe as it does, with nothing recognized beyond a right swipe and nothing
+// checked.
 //
 // A "launcher" makes a uinput keyboard, starts a "reader" on its own CPU (both kept there,
 // as gestured keeps its two; the reader is the same executable started again with
@@ -14,7 +15,14 @@
 // gestured in the same boot, it shows how much of gestured's CPU is its design's and how
 // much its code's.
 //
-//   design-floor DEVNODE LOGFILE     (until SIGTERM; the reader prints its counts)
+// With a COMMAND, the launcher runs it at each datagram instead of writing the chord, as
+// gestured runs a `run:` action: `/bin/sh -c COMMAND` started by the shim's
+// gestured_spawn with an environment of gestured's size for a swipe and stdout and stderr
+// on a pipe made once, a log line at its start and one at its exit, its exit watched
+// through a pidfd and reaped, and the 30 s timeout armed at the start and cleared at the
+// exit.
+//
+//   design-floor DEVNODE LOGFILE [COMMAND]   (until SIGTERM; the reader prints its counts)
 //   design-floor __recognizer DEVNODE FD   (the reader, started by the above)
 #define _GNU_SOURCE
 #include "CGesturedShim.h"
@@ -151,23 +159,90 @@ static int make_keyboard(void) {
   return fd;
 }
 
+// The launcher with a command: until SIGTERM, runs it at each datagram on `channel`;
+// returns how many exited.
+static unsigned long commands(int poller, int channel, int log, const char *command) {
+  // What gestured's environment holds for a swipe: PATH, the binding's four names, the
+  // gesture's values.
+  static char *const environment[] = {
+      "GESTURED_BINDING=swipe", "GESTURED_DEVICE=gestured-touch panel",
+      "GESTURED_DEVNODE=/dev/input/event4", "GESTURED_DIRECTION=right", "GESTURED_DX=0.3000",
+      "GESTURED_DY=0.0000", "GESTURED_FINGERS=1", "GESTURED_GESTURE=swipe",
+      "GESTURED_PROFILE=default", "GESTURED_X=0.6500", "GESTURED_Y=0.5000",
+      "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", NULL};
+  char *const arguments[] = {"/bin/sh", "-c", (char *)command, NULL};
+  int output[2];
+  if (pipe2(output, O_CLOEXEC | O_NONBLOCK) != 0) fail("pipe2");
+  // Above 2, as gestured_spawn takes them.
+  int out_read = fcntl(output[0], F_DUPFD_CLOEXEC, 3), out_write = fcntl(output[1], F_DUPFD_CLOEXEC, 3);
+  close(output[0]);
+  close(output[1]);
+  struct epoll_event readable = {.events = EPOLLIN, .data.fd = out_read};
+  int timeout = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+  struct epoll_event expiry = {.events = EPOLLIN, .data.fd = timeout};
+  if (timeout < 0 || epoll_ctl(poller, EPOLL_CTL_ADD, out_read, &readable) != 0 ||
+      epoll_ctl(poller, EPOLL_CTL_ADD, timeout, &expiry) != 0)
+    fail("epoll_ctl");
+  static const char started[] = "<6>[swipe-right] started echo R\n";
+  static const char exited[] = "<6>[swipe-right] exited 0\n";
+  unsigned long exits = 0;
+  int running = 0;
+  while (!stopping) {
+    struct epoll_event ready[4];
+    int count = epoll_wait(poller, ready, 4, -1);
+    if (count < 0) {
+      if (errno == EINTR) continue;
+      fail("epoll_wait");
+    }
+    for (int i = 0; i < count; i++) {
+      int fd = ready[i].data.fd;
+      if (fd == channel) {
+        uint64_t firing[4];
+        if (recv(channel, firing, sizeof firing, 0) <= 0) return exits;
+        struct gestured_spawn_result spawned =
+            gestured_spawn("/bin/sh", arguments, environment, out_write, out_write, NULL, NULL);
+        if (spawned.step) fail(spawned.step);
+        int pidfd = gestured_pidfd_open(spawned.pid);
+        struct epoll_event exit_watch = {.events = EPOLLIN, .data.fd = pidfd};
+        if (pidfd < 0 || epoll_ctl(poller, EPOLL_CTL_ADD, pidfd, &exit_watch) != 0) fail("pidfd");
+        if (running++ == 0) arm(timeout, 30000000);
+        (void)!write(log, started, sizeof started - 1);
+      } else if (fd == out_read) {
+        char bytes[512];
+        while (read(out_read, bytes, sizeof bytes) > 0) continue;
+      } else if (fd == timeout) {
+        uint64_t expirations;
+        (void)!read(timeout, &expirations, sizeof expirations);
+      } else {  // a pidfd: its process exited
+        siginfo_t status = {0};
+        if (waitid(P_PIDFD, (id_t)fd, &status, WEXITED) == 0) exits++;
+        close(fd);
+        if (--running == 0) arm(timeout, 0);
+        (void)!write(log, exited, sizeof exited - 1);
+      }
+    }
+  }
+  return exits;
+}
+
 int main(int argc, char **argv) {
   if (argc == 4 && strcmp(argv[1], "__recognizer") == 0) {
     struct sigaction action = {.sa_handler = stop};
     sigaction(SIGTERM, &action, NULL);
     return reader(argv[2], atoi(argv[3]));
   }
-  if (argc < 3) {
-    fprintf(stderr, "usage: design-floor DEVNODE LOGFILE\n");
+  if (argc < 3 || argc > 4) {
+    fprintf(stderr, "usage: design-floor DEVNODE LOGFILE [COMMAND]\n");
     return 2;
   }
+  const char *command = argc == 4 ? argv[3] : NULL;
   if (gestured_keep_to_one_cpu() < 0) fail("keep to one CPU");
   struct sigaction action = {.sa_handler = stop};  // no SA_RESTART: the wait returns EINTR
   sigaction(SIGTERM, &action, NULL);
   sigaction(SIGINT, &action, NULL);
   int log = open(argv[2], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log < 0) fail(argv[2]);
-  int keyboard = make_keyboard();
+  int keyboard = command ? -1 : make_keyboard();
   int pair[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) fail("socketpair");
   pid_t child = fork();
@@ -183,6 +258,13 @@ int main(int argc, char **argv) {
   int poller = epoll_create1(EPOLL_CLOEXEC);
   struct epoll_event interest = {.events = EPOLLIN, .data.fd = pair[0]};
   if (poller < 0 || epoll_ctl(poller, EPOLL_CTL_ADD, pair[0], &interest) != 0) fail("epoll");
+  if (command) {
+    unsigned long ran = commands(poller, pair[0], log, command);
+    kill(child, SIGTERM);
+    waitpid(child, NULL, 0);
+    printf("design-floor: %lu commands run\n", ran);
+    return 0;
+  }
   // The chord as gestured writes it: pressed in order, released in reverse, one SYN_REPORT
   // per change.
   struct input_event chord[8];

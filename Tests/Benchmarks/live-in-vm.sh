@@ -3,8 +3,10 @@
 #  1. gestured and lisgd alternately on the same virtual panel, the same stream of 40
 #     one-finger swipes (220 ms each, 100 ms apart): CPU ticks (utime+stime, /proc/PID/stat)
 #     of each daemon during the stream, and their threads' voluntary context switches;
-#     and the floor (floor-reader.c: every frame read, nothing done; then 16 ms batches;
-#     then one blocking read a frame, no epoll);
+#     after them in each run the design's floor with the same command (design-floor.c:
+#     two processes that read the panel and run the command as gestured does, recognizing
+#     nothing else) and the floor of reading (floor-reader.c: every frame read, nothing
+#     done);
 #  2. the same stream through `gestured replay` (user time of recognition alone), and the
 #     system calls of one gestured run over that stream (strace -f -c);
 #  2b. the same stream with the swipe bound to `key:` (no process) against lisgd running its
@@ -114,15 +116,21 @@ for run in $(seq 1 "$runs"); do
     lisgd_live_run "$run"; gestured_live_run "$run"
   fi
 
-  # The floor (floor-reader.c): every frame read as it comes, nothing else done; then the
-  # same reading a 16 ms batch at a time; then with no epoll set, one blocking read a frame.
-  for batch in 0 16 block; do
-    "$FLOOR_READER" "$panel" "$batch" > "$SCENARIO_DIR/floor.log" 2>&1 &
-    floor_pid=$!
-    measure "floor-$batch" "$floor_pid"
-    kill "$floor_pid"; wait "$floor_pid" 2>/dev/null || true
-    echo "floor-$batch run $run: $(cat "$SCENARIO_DIR/floor.log")" | tee -a "$results/live-runs.txt"
-  done
+  # The design's floor with the command (design-floor.c: two processes that read the panel
+  # and run the command as gestured does, recognizing nothing else); then the floor of
+  # reading alone (floor-reader.c: every frame read as it comes, nothing else done).
+  : > "$SCENARIO_DIR/design-floor.out.txt"
+  "$DESIGN_FLOOR" "$panel" "$SCENARIO_DIR/design-floor.log" "echo R >> $SCENARIO_DIR/design-floor.out.txt" \
+    > "$SCENARIO_DIR/design-floor.out" 2>&1 &
+  floor_pid=$!
+  measure design-floor "$floor_pid"
+  kill "$floor_pid"; wait "$floor_pid" 2>/dev/null || true
+  echo "design-floor run $run ran $(count_lines "$SCENARIO_DIR/design-floor.out.txt") of 40" | tee -a "$results/live-runs.txt"
+  "$FLOOR_READER" "$panel" 0 > "$SCENARIO_DIR/floor.log" 2>&1 &
+  floor_pid=$!
+  measure floor-0 "$floor_pid"
+  kill "$floor_pid"; wait "$floor_pid" 2>/dev/null || true
+  echo "floor-0 run $run: $(cat "$SCENARIO_DIR/floor.log")" | tee -a "$results/live-runs.txt"
 done
 
 # Key actions: the same stream with the swipe bound to `key: alt+left` (written to
@@ -268,8 +276,7 @@ awk "$AWK_MEDIAN"'
   $1 == "gestured" && $2 ~ /^[0-9]+$/ { g[++ng] = $2 }
   $1 == "lisgd" && $2 ~ /^[0-9]+$/ { l[++nl] = $2 }
   $1 == "floor-0" && $2 ~ /^[0-9]+$/ { f[++nf] = $2 }
-  $1 == "floor-16" && $2 ~ /^[0-9]+$/ { b[++nb] = $2 }
-  $1 == "floor-block" && $2 ~ /^[0-9]+$/ { r[++nr] = $2 }
+  $1 == "design-floor" && $2 ~ /^[0-9]+$/ { d[++nd] = $2 }
   END {
     pairs = ""
     for (i = 1; i <= ng && i <= nl; i++) pairs = pairs sprintf(" %d/%d", g[i], l[i])
@@ -283,13 +290,15 @@ awk "$AWK_MEDIAN"'
       wg = median(gw, ng - 1); wl = median(lw, nl - 1)
       printf "cold: the first run of the boot gestured %s ticks, lisgd %s (ratio %.2f); the warm runs after it gestured %s, lisgd %s (medians); first over warm gestured %.2f, lisgd %.2f\n", g1, l1, (l1 > 0 ? g1 / l1 : -1), wg, wl, (wg > 0 ? g1 / wg : -1), (wl > 0 ? l1 / wl : -1)
     }
-    if (nf > 0 && ml > 0) {
-      mf = median(f, nf); mb = median(b, nb)
-      printf "floor: every frame read and nothing done %s ticks (%.2f x lisgd), read 16 ms at a time %s ticks (%.2f x lisgd)\n", mf, mf / ml, mb, mb / ml
+    if (nd > 0 && ml > 0) {
+      dpairs = ""
+      for (i = 1; i <= nd; i++) dpairs = dpairs " " d[i]
+      md = median(d, nd)
+      printf "design floor with the command: %s ticks (median of %d runs:%s); %.2f x lisgd, gestured %.2f x the floor\n", md, nd, dpairs, md / ml, (md > 0 ? mg / md : -1)
     }
-    if (nr > 0 && ml > 0) {
-      mr = median(r, nr)
-      printf "floor: one blocking read a frame, no epoll %s ticks (%.2f x lisgd)\n", mr, mr / ml
+    if (nf > 0 && ml > 0) {
+      mf = median(f, nf)
+      printf "floor: every frame read and nothing done %s ticks (%.2f x lisgd)\n", mf, mf / ml
     }
   }' "$results/live-runs.txt" | tee "$results/live-summary.txt"
 
