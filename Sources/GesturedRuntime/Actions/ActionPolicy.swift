@@ -187,21 +187,24 @@ public struct ActionPolicy {
   /// Whether debug lines are wanted: a log that drops them need not have them made at each start.
   public var logsDebug = true
 
-  /// Lanes with a running or waiting run; an idle lane is removed.
-  private var lanes: [LaneID: Lane] = [:]
+  /// Lanes with a running or waiting run; an idle lane is removed. This table, `runs`,
+  /// `lastAccepted` and `outputs` are made with room at `init`, so that a daemon's first
+  /// firing does not wait for the Swift runtime to set up their types (a scan of the
+  /// executable's conformance records for each key type).
+  private var lanes = [LaneID: Lane](minimumCapacity: 4)
   /// Lanes whose next run waits only for room under `maximumRunning`, in the order they
   /// started waiting for it. Non-empty only while `maximumRunning` actions run.
   private var lanesWaitingForRoom: [LaneID] = []
   /// Runs started (or being started) and not yet reaped.
-  private var runs: [RunID: Run] = [:]
+  private var runs = [RunID: Run](minimumCapacity: 4)
   private var nextRunID: RunID = 1
   public private(set) var runningCount = 0
   public private(set) var waitingCount = 0
   /// When each key's one-shot firing was last accepted (started, queued or coalesced), for
   /// the cooldown.
-  private var lastAccepted: [String: (time: Timestamp, cooldown: Microseconds)] = [:]
+  private var lastAccepted = [String: (time: Timestamp, cooldown: Microseconds)](minimumCapacity: 4)
   /// Each binding's output read in the current second.
-  private var outputs: [OutputID: OutputRate] = [:]
+  private var outputs = [OutputID: OutputRate](minimumCapacity: 4)
   /// What the timer was last armed for.
   private var armedFor: Timestamp?
 

@@ -58,12 +58,15 @@ public final class ActionRunner: @unchecked Sendable {
   /// Output pipes, pidfds and timers are watched here, not with a Dispatch source each (see
   /// EventMultiplexer for the libdispatch bug that avoids).
   private let multiplexer: EventMultiplexer
-  /// The policy's runs whose shell has started, until reaped.
-  private var children: [ActionPolicy.RunID: Child] = [:]
+  /// The policy's runs whose shell has started, until reaped. This table and
+  /// `bindingOutputs` are made with room at start, so that the first firing does not wait
+  /// for the Swift runtime to set up their types (a scan of the executable's conformance
+  /// records for each key type).
+  private var children = [ActionPolicy.RunID: Child](minimumCapacity: 4)
   /// Why the last `.start` failed, for `run`'s decision.
   private var lastStartFailure: (run: ActionPolicy.RunID, reason: String)?
   /// Each binding's output pipes, kept between its runs.
-  private var bindingOutputs: [ActionPolicy.OutputID: BindingOutput] = [:]
+  private var bindingOutputs = [ActionPolicy.OutputID: BindingOutput](minimumCapacity: 4)
   /// Counts starts, to tell which binding's output was used least recently.
   private var starts: UInt64 = 0
   /// One buffer for every read: everything runs on one queue.
