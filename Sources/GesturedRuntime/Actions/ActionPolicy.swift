@@ -187,7 +187,8 @@ public struct ActionPolicy {
   /// Whether debug lines are wanted: a log that drops them need not have them made at each start.
   public var logsDebug = true
 
-  /// Lanes with a running or waiting run; an idle lane is removed. This table, `runs`,
+  /// Lanes with a running or waiting run; an idle lane is removed before any call returns.
+  /// This table, `runs`,
   /// `lastAccepted` and `outputs` are made with room at `init`, so that a daemon's first
   /// firing does not wait for the Swift runtime to set up their types (a scan of the
   /// executable's conformance records for each key type).
@@ -202,7 +203,8 @@ public struct ActionPolicy {
   public private(set) var waitingCount = 0
   /// When each key's one-shot firing was last accepted (started, queued or coalesced), for
   /// the cooldown.
-  private var lastAccepted = [String: (time: Timestamp, cooldown: Microseconds)](minimumCapacity: 4)
+  private var lastAccepted = Acceptances(minimumCapacity: 4)
+  private typealias Acceptances = [String: (time: Timestamp, cooldown: Microseconds)]
   /// Each binding's output read in the current second.
   private var outputs = [OutputID: OutputRate](minimumCapacity: 4)
   /// What the timer was last armed for.
@@ -216,13 +218,13 @@ public struct ActionPolicy {
   public var isIdle: Bool { runningCount == 0 && waitingCount == 0 }
 
   /// The process group of a run whose shell has started.
-  public func pid(of run: RunID) -> pid_t? { runs[run]?.pid }
+  public func pid(of run: RunID) -> pid_t? { runs.index(forKey: run).flatMap { runs.values[$0].pid } }
 
   /// Whether the run's exit may be collected now: not while it is being terminated (the
   /// zombie keeps its process group's id from being reused until the SIGKILL stage).
   public func mayReap(_ run: RunID) -> Bool {
-    guard let run = runs[run], run.pid != nil else { return false }
-    if case .terminating = run.stage { return false }
+    guard let index = runs.index(forKey: run), runs.values[index].pid != nil else { return false }
+    if case .terminating = runs.values[index].stage { return false }
     return true
   }
 
@@ -234,8 +236,9 @@ public struct ActionPolicy {
   /// logged (an audit trail).
   public mutating func fire(_ request: Request, at now: Timestamp) -> (Disposition, [Action]) {
     var actions: [Action] = []
-    if request.schedule == .oneShot, request.cooldown > 0, let last = lastAccepted[request.key] {
-      let elapsed = request.firedAt - last.time
+    let accepted = request.schedule == .oneShot ? lastAccepted.index(forKey: request.key) : nil
+    if request.cooldown > 0, let accepted {
+      let elapsed = request.firedAt - lastAccepted.values[accepted].time
       if elapsed < request.cooldown {
         actions.append(
           .log(
@@ -245,7 +248,7 @@ public struct ActionPolicy {
         return (.droppedCooldown, actions)
       }
     }
-    if request.schedule == .oneShot { rememberAcceptance(of: request) }
+    if request.schedule == .oneShot { rememberAcceptance(of: request, at: accepted) }
     if case .input = request.kind { return (.writingInput, [.writeInput(request)]) }
     let text = request.text
 
@@ -254,28 +257,36 @@ public struct ActionPolicy {
     case .oneShot: laneID = .binding(request.key)
     case .step(let stream), .end(let stream): laneID = .stream(stream)
     }
-    let lane = lanes[laneID] ?? Lane()
-    lanes[laneID] = lane
     let disposition: Disposition
-    if lane.running == nil, lane.waiting.isEmpty, runningCount < maximumRunning {
+    // Idle lanes are not kept: a lane that is not there has nothing running or waiting.
+    let hasLane = lanes.index(forKey: laneID) != nil
+    if !hasLane, runningCount < maximumRunning {
       disposition = .starting(start(WaitingRun(request, text: text), in: laneID, into: &actions))
     } else {
+      if !hasLane { lanes[laneID] = Lane() }
       disposition = enqueue(request, text: text, in: laneID, at: now, into: &actions)
+      removeIfIdle(laneID)
     }
-    removeIfIdle(laneID)
     armTimer(into: &actions)
     return (disposition, actions)
   }
 
   /// The run's shell started at `now` as process (and process group) `pid`.
   public mutating func started(_ id: RunID, pid: pid_t, at now: Timestamp) -> [Action] {
-    guard var run = runs[id] else { return [] }
+    guard let index = runs.index(forKey: id) else { return [] }
+    var actions = Self.recordStart(of: &runs.values[index], pid: pid, at: now, logsDebug: logsDebug)
+    armTimer(into: &actions)
+    return actions
+  }
+
+  /// `started` for the run in its table, changed there: a copy out of the table and back
+  /// would retain and release each of its strings.
+  private static func recordStart(of run: inout Run, pid: pid_t, at now: Timestamp, logsDebug: Bool) -> [Action] {
     run.pid = pid
     run.startedAt = now
     // A timeout too long to express is no limit.
     let (deadline, overflow) = now.microseconds.addingReportingOverflow(run.request.timeout)
     if run.request.timeout > 0, !overflow { run.timeoutAt = Timestamp(microseconds: deadline) }
-    runs[id] = run
     var details = ""
     if let queuedAt = run.queuedAt { details += " after waiting \(Self.duration(now - queuedAt))" }
     if run.firings > 1 { details += " for \(run.firings) \(Self.word(for: run.request.schedule))s" }
@@ -293,7 +304,6 @@ public struct ActionPolicy {
           "[\(escaped: run.text.escapedLabel)] pid \(pid) spawned \(now - run.request.firedAt) µs after its firing's event"
         ))
     }
-    armTimer(into: &actions)
     return actions
   }
 
@@ -313,12 +323,11 @@ public struct ActionPolicy {
 
   /// The run's shell has exited (its pidfd became readable).
   public mutating func exited(_ id: RunID, at now: Timestamp) -> [Action] {
-    guard var run = runs[id], run.pid != nil else { return [] }
-    if case .terminating = run.stage {
+    guard let index = runs.index(forKey: id), runs.values[index].pid != nil else { return [] }
+    if case .terminating = runs.values[index].stage {
       // Not reaped until the SIGKILL stage: while the shell is a zombie, its pid (the process
       // group's id) cannot be reused, so that SIGKILL reaches only what is left of its group.
-      run.stage = .terminating(shellExited: true)
-      runs[id] = run
+      runs.values[index].stage = .terminating(shellExited: true)
       return [.stopWatchingExit(id)]
     }
     return [.reap(id)]
@@ -329,35 +338,39 @@ public struct ActionPolicy {
   public mutating func reaped(_ id: RunID, status: ProcessStatus?, at now: Timestamp) -> [Action] {
     guard let run = runs.removeValue(forKey: id), let pid = run.pid else { return [] }
     runningCount -= 1
-    let elapsed = " after \(Self.duration(now - run.startedAt))"
-    let timedOut = run.timedOut ? " (timed out after \(Self.duration(run.request.timeout)))" : ""
+    // Digits and a unit: nothing to escape.
+    let elapsed = Self.duration(now - run.startedAt)
     var actions: [Action] = []
     switch status {
     case .exited(0):
-      actions.append(.log(.info, "[\(escaped: run.text.escapedLabel)] pid \(pid) exited with status 0\(elapsed)"))
+      actions.append(
+        .log(.info, "[\(escaped: run.text.escapedLabel)] pid \(pid) exited with status 0 after \(escaped: elapsed)"))
     case .some(let status):
+      let timedOut = run.timedOut ? " (timed out after \(Self.duration(run.request.timeout)))" : ""
       actions.append(
         .log(
           .warning,
-          "[\(escaped: run.text.escapedLabel)] pid \(pid) failed: \(Self.describe(status))\(elapsed)\(timedOut)"))
+          "[\(escaped: run.text.escapedLabel)] pid \(pid) failed: \(Self.describe(status)) after \(escaped: elapsed)\(timedOut)"
+        ))
     case nil:
       actions.append(
         .log(
           .warning, "[\(escaped: run.text.escapedLabel)] pid \(pid) ended, but something else collected its exit status"
         ))
     }
-    if var lane = lanes[run.laneID] {
-      lane.running = nil
-      // Its lane's next run goes behind lanes already waiting for room (there are some only
-      // if every slot was taken until now).
-      if !lane.waiting.isEmpty, !lane.isWaitingForRoom {
-        lane.isWaitingForRoom = true
+    if let index = lanes.index(forKey: run.laneID) {
+      lanes.values[index].running = nil
+      if lanes.values[index].waiting.isEmpty {
+        lanes.remove(at: index)  // idle
+      } else if !lanes.values[index].isWaitingForRoom {
+        // Its lane's next run goes behind lanes already waiting for room (there are some
+        // only if every slot was taken until now). A lane with waiting runs is not idle
+        // after them either.
+        lanes.values[index].isWaitingForRoom = true
         lanesWaitingForRoom.append(run.laneID)
       }
-      lanes[run.laneID] = lane
     }
     serveLanesWaitingForRoom(into: &actions)
-    removeIfIdle(run.laneID)
     armTimer(into: &actions)
     return actions
   }
@@ -588,7 +601,7 @@ public struct ActionPolicy {
     let id = nextRunID
     nextRunID += 1
     runs[id] = Run(waiting, laneID: laneID)
-    lanes[laneID]?.running = id
+    lanes[laneID, default: Lane()].running = id
     runningCount += 1
     actions.append(.start(id, waiting.request, label: waiting.label))
     return id
@@ -628,7 +641,13 @@ public struct ActionPolicy {
     lanes[laneID] = nil
   }
 
-  private mutating func rememberAcceptance(of request: Request) {
+  /// `index`: where the key's last acceptance is in `lastAccepted`, if it has one.
+  private mutating func rememberAcceptance(of request: Request, at index: Acceptances.Index?) {
+    guard let index else { return insertAcceptance(of: request) }
+    lastAccepted.values[index] = (request.firedAt, request.cooldown)
+  }
+
+  private mutating func insertAcceptance(of request: Request) {
     lastAccepted[request.key] = (request.firedAt, request.cooldown)
     // Keys change with reloads: forget those whose cooldown is long over.
     if lastAccepted.count > 512 {
