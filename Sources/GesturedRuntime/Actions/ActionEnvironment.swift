@@ -116,42 +116,46 @@ public struct ActionEnvironment: Sendable, Equatable {
   /// made for the same binding, device and `PATH`): only the firing's own values are set.
   public init(firing: ResolvedFiring, shared: Shared) {
     self.shared = shared
-    overrides.reserveCapacity(12)
-    // In name order, so that most are appended (a step's REGION and SCALE go in before its
-    // STEP and STEPS, set with its PHASE); `setGenerated` puts each in its place.
+    overrides.reserveCapacity(15)
+    // Appended in name order: none is compared with the others to find its place.
     let event = firing.event
     if let angle = firing.reportedAngle, let text = DecimalText.fourDecimals(angle) {
-      setGenerated("GESTURED_ANGLE", text)
+      appendGenerated("GESTURED_ANGLE", text)
     }
-    if let direction = firing.reportedDirection { setGenerated("GESTURED_DIRECTION", direction.rawValue) }
+    if let direction = firing.reportedDirection { appendGenerated("GESTURED_DIRECTION", direction.rawValue) }
     if let offset = firing.reportedOffset {
-      if let dx = DecimalText.fourDecimals(offset.dx) { setGenerated("GESTURED_DX", dx) }
-      if let dy = DecimalText.fourDecimals(offset.dy) { setGenerated("GESTURED_DY", dy) }
+      if let dx = DecimalText.fourDecimals(offset.dx) { appendGenerated("GESTURED_DX", dx) }
+      if let dy = DecimalText.fourDecimals(offset.dy) { appendGenerated("GESTURED_DY", dy) }
     }
-    if let reason = firing.reportedEndReason { setGenerated("GESTURED_END_REASON", reason.rawValue) }
-    setGenerated("GESTURED_FINGERS", String(event.fingers))
-    setGenerated("GESTURED_GESTURE", event.gesture.rawValue)
+    if let reason = firing.reportedEndReason { appendGenerated("GESTURED_END_REASON", reason.rawValue) }
+    appendGenerated("GESTURED_FINGERS", String(event.fingers))
+    appendGenerated("GESTURED_GESTURE", event.gesture.rawValue)
+    // A step's STEP and STEPS sort after its PHASE, REGION and SCALE.
+    let step: (number: Int, steps: Int)?
     switch event.phase {
-    case .oneShot: break
+    case .oneShot:
+      step = nil
     case .step(let k):
       // One firing; the action runner raises GESTURED_STEPS when it coalesces waiting steps.
-      setGenerated("GESTURED_PHASE", "step")
-      setGenerated("GESTURED_STEP", String(k))
-      setGenerated("GESTURED_STEPS", "1")
+      appendGenerated("GESTURED_PHASE", "step")
+      step = (k, 1)
     case .end(let n):
-      setGenerated("GESTURED_PHASE", "end")
-      setGenerated("GESTURED_STEP", String(n))
-      setGenerated("GESTURED_STEPS", String(n))
+      appendGenerated("GESTURED_PHASE", "end")
+      step = (n, n)
     }
     // A config's name: checked like any other value.
-    if let region = firing.regionName { set("GESTURED_REGION", region) }
+    if let region = firing.regionName, !Self.holdsNUL(region) { appendGenerated("GESTURED_REGION", region) }
     if let scale = firing.reportedScale, let text = DecimalText.fourDecimals(scale) {
-      setGenerated("GESTURED_SCALE", text)
+      appendGenerated("GESTURED_SCALE", text)
     }
-    if let taps = firing.reportedTaps { setGenerated("GESTURED_TAPS", String(taps)) }
+    if let step {
+      appendGenerated("GESTURED_STEP", String(step.number))
+      appendGenerated("GESTURED_STEPS", String(step.steps))
+    }
+    if let taps = firing.reportedTaps { appendGenerated("GESTURED_TAPS", String(taps)) }
     let position = firing.position
-    if let x = DecimalText.fourDecimals(position.x) { setGenerated("GESTURED_X", x) }
-    if let y = DecimalText.fourDecimals(position.y) { setGenerated("GESTURED_Y", y) }
+    if let x = DecimalText.fourDecimals(position.x) { appendGenerated("GESTURED_X", x) }
+    if let y = DecimalText.fourDecimals(position.y) { appendGenerated("GESTURED_Y", y) }
   }
 
   /// `PATH` for a `user:` action of a daemon running as root: no sbin directories, and never
@@ -179,6 +183,12 @@ public struct ActionEnvironment: Sendable, Equatable {
     guard Self.isValidName(name), !Self.holdsNUL(value) else { return false }
     setGenerated(name, value)
     return true
+  }
+
+  /// `setGenerated` for a name that sorts after every one set so far.
+  private mutating func appendGenerated(_ name: String, _ value: String) {
+    assert(overrides.last.map { $0.name < name } ?? true, "\(name) is not in name order")
+    overrides.append((name, value))
   }
 
   /// `set` for a name and value made here, which hold neither `=` in the name nor NUL.
