@@ -218,13 +218,13 @@ public struct ActionPolicy {
   public var isIdle: Bool { runningCount == 0 && waitingCount == 0 }
 
   /// The process group of a run whose shell has started.
-  public func pid(of run: RunID) -> pid_t? { runs.index(forKey: run).flatMap { runs.values[$0].pid } }
+  public func pid(of run: RunID) -> pid_t? { runs[run]?.pid }
 
   /// Whether the run's exit may be collected now: not while it is being terminated (the
   /// zombie keeps its process group's id from being reused until the SIGKILL stage).
   public func mayReap(_ run: RunID) -> Bool {
-    guard let index = runs.index(forKey: run), runs.values[index].pid != nil else { return false }
-    if case .terminating = runs.values[index].stage { return false }
+    guard let run = runs[run], run.pid != nil else { return false }
+    if case .terminating = run.stage { return false }
     return true
   }
 
@@ -273,15 +273,7 @@ public struct ActionPolicy {
 
   /// The run's shell started at `now` as process (and process group) `pid`.
   public mutating func started(_ id: RunID, pid: pid_t, at now: Timestamp) -> [Action] {
-    guard let index = runs.index(forKey: id) else { return [] }
-    var actions = Self.recordStart(of: &runs.values[index], pid: pid, at: now, logsDebug: logsDebug)
-    armTimer(into: &actions)
-    return actions
-  }
-
-  /// `started` for the run in its table, changed there: a copy out of the table and back
-  /// would retain and release each of its strings.
-  private static func recordStart(of run: inout Run, pid: pid_t, at now: Timestamp, logsDebug: Bool) -> [Action] {
+    guard let run = runs[id] else { return [] }
     run.pid = pid
     run.startedAt = now
     // A timeout too long to express is no limit.
@@ -304,6 +296,7 @@ public struct ActionPolicy {
           "[\(escaped: run.text.escapedLabel)] pid \(pid) spawned \(now - run.request.firedAt) µs after its firing's event"
         ))
     }
+    armTimer(into: &actions)
     return actions
   }
 
@@ -323,11 +316,11 @@ public struct ActionPolicy {
 
   /// The run's shell has exited (its pidfd became readable).
   public mutating func exited(_ id: RunID, at now: Timestamp) -> [Action] {
-    guard let index = runs.index(forKey: id), runs.values[index].pid != nil else { return [] }
-    if case .terminating = runs.values[index].stage {
+    guard let run = runs[id], run.pid != nil else { return [] }
+    if case .terminating = run.stage {
       // Not reaped until the SIGKILL stage: while the shell is a zombie, its pid (the process
       // group's id) cannot be reused, so that SIGKILL reaches only what is left of its group.
-      runs.values[index].stage = .terminating(shellExited: true)
+      run.stage = .terminating(shellExited: true)
       return [.stopWatchingExit(id)]
     }
     return [.reap(id)]
@@ -381,7 +374,7 @@ public struct ActionPolicy {
     armedFor = nil
     var actions: [Action] = []
     for id in runs.keys.sorted() {
-      guard var run = runs[id], let pid = run.pid, let due = run.timeoutAt, due <= now else { continue }
+      guard let run = runs[id], let pid = run.pid, let due = run.timeoutAt, due <= now else { continue }
       switch run.stage {
       case .running:
         actions.append(
@@ -406,7 +399,6 @@ public struct ActionPolicy {
       case .killed:
         run.timeoutAt = nil
       }
-      runs[id] = run
     }
     for (id, rate) in outputs.sorted(by: { ($0.value.resumesAt ?? now) < ($1.value.resumesAt ?? now) }) {
       guard let resumesAt = rate.resumesAt, resumesAt <= now else { continue }
@@ -800,8 +792,11 @@ private struct WaitingRun {
   }
 }
 
-/// One run from its start until its shell is reaped.
-private struct Run {
+/// One run from its start until its shell is reaped. A class: looking a run up in `runs`
+/// shares it rather than copying (and retaining) each of its strings, and a change made to
+/// it needs no writing back. Copies of a policy would share their runs; each policy is one
+/// value, its runner's (or a test's), never copied.
+private final class Run {
   enum Stage {
     case running
     /// SIGTERM sent; SIGKILL follows `killDelay` later. `shellExited`: the shell is a zombie
