@@ -188,10 +188,9 @@ public struct ActionPolicy {
   public var logsDebug = true
 
   /// Lanes with a running or waiting run; an idle lane is removed before any call returns.
-  /// This table, `runs`,
-  /// `lastAccepted` and `outputs` are made with room at `init`, so that a daemon's first
-  /// firing does not wait for the Swift runtime to set up their types (a scan of the
-  /// executable's conformance records for each key type).
+  /// This table, `runs`, `lastAccepted` and `outputs` are made with room at `init`, so that
+  /// a daemon's first firing does not wait for the Swift runtime to set up their types (a
+  /// scan of the executable's conformance records for each key type).
   private var lanes = [LaneID: Lane](minimumCapacity: 4)
   /// Lanes whose next run waits only for room under `maximumRunning`, in the order they
   /// started waiting for it. Non-empty only while `maximumRunning` actions run.
