@@ -93,7 +93,7 @@ public struct LogMessage: ExpressibleByStringInterpolation, Sendable {
 
   public init(stringLiteral value: String) { text = value }
 
-  public init(stringInterpolation: Interpolation) { text = stringInterpolation.text }
+  public init(stringInterpolation: Interpolation) { text = String(decoding: stringInterpolation.bytes, as: UTF8.self) }
 
   /// Text whose parts were escaped already (a diagnostic, whose hint is on its own line).
   public init(escaped text: String) { self.text = text }
@@ -108,39 +108,46 @@ public struct LogMessage: ExpressibleByStringInterpolation, Sendable {
   }
 
   public struct Interpolation: StringInterpolationProtocol, Sendable {
-    var text = ""
+    /// The message's UTF-8, made into its String once, at the end: a String added to piece by
+    /// piece checks and updates its storage's state at every piece.
+    var bytes: [UInt8] = []
 
     public init(literalCapacity: Int, interpolationCount: Int) {
-      text.reserveCapacity(literalCapacity + 16 * interpolationCount)
+      bytes.reserveCapacity(literalCapacity + 16 * interpolationCount)
     }
 
-    public mutating func appendLiteral(_ literal: String) { text += literal }
+    mutating func append(_ text: String) {
+      var text = text
+      text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    public mutating func appendLiteral(_ literal: String) { append(literal) }
 
     // The overloads say what a value's text is without a dynamic cast: `String(describing:)`
     // looks up the value's conformances at run time. Each gives the same text it would.
-    public mutating func appendInterpolation(_ value: String) { text += value.escapingControlCharacters() }
+    public mutating func appendInterpolation(_ value: String) { append(value.escapingControlCharacters()) }
 
-    public mutating func appendInterpolation(_ value: Substring) { text += value.escapingControlCharacters() }
+    public mutating func appendInterpolation(_ value: Substring) { append(value.escapingControlCharacters()) }
 
     /// Text escaped already (as `escapingControlCharacters()` makes it, once for many
     /// lines): appended as it is.
-    public mutating func appendInterpolation(escaped value: String) { text += value }
+    public mutating func appendInterpolation(escaped value: String) { append(value) }
 
     /// Digits and a sign: nothing to escape.
-    public mutating func appendInterpolation<Value: BinaryInteger>(_ value: Value) { text += String(value) }
+    public mutating func appendInterpolation<Value: BinaryInteger>(_ value: Value) { append(String(value)) }
 
     /// The same for the integers most lines hold (counts, pids): the generic one above,
     /// called from another module, goes through BinaryInteger's witnesses for every digit.
-    public mutating func appendInterpolation(_ value: Int) { text += String(value) }
+    public mutating func appendInterpolation(_ value: Int) { append(String(value)) }
 
-    public mutating func appendInterpolation(_ value: Int32) { text += String(value) }
+    public mutating func appendInterpolation(_ value: Int32) { append(String(value)) }
 
     public mutating func appendInterpolation<Value: CustomStringConvertible>(_ value: Value) {
-      text += value.description.escapingControlCharacters()
+      append(value.description.escapingControlCharacters())
     }
 
     public mutating func appendInterpolation<Value>(_ value: Value) {
-      text += String(describing: value).escapingControlCharacters()
+      append(String(describing: value).escapingControlCharacters())
     }
   }
 }
