@@ -68,6 +68,14 @@ static void arm(int timer, long microseconds) {
   if (timerfd_settime(timer, 0, &when, NULL) != 0) fail("timerfd_settime");
 }
 
+// Waits for `poller`'s ready descriptors: how many, or 0 when a signal came first (the
+// caller's loop then sees `stopping`).
+static int wait_ready(int poller, struct epoll_event *ready, int capacity) {
+  int count = epoll_wait(poller, ready, capacity, -1);
+  if (count < 0 && errno != EINTR) fail("epoll_wait");
+  return count < 0 ? 0 : count;
+}
+
 static int reader(const char *devnode, int channel) {
   int panel = open_panel(devnode);
   int doorbell = open_panel(devnode);
@@ -88,11 +96,8 @@ static int reader(const char *devnode, int channel) {
   struct input_event events[128];
   while (!stopping) {
     struct epoll_event ready[2];
-    int count = epoll_wait(poller, ready, 2, -1);
-    if (count < 0) {
-      if (errno == EINTR) continue;
-      fail("epoll_wait");
-    }
+    int count = wait_ready(poller, ready, 2);
+    if (count == 0) continue;
     wakeups++;
     for (int i = 0; i < count; i++) {
       if (ready[i].data.fd == timer) {
@@ -189,11 +194,7 @@ static unsigned long commands(int poller, int channel, int log, const char *comm
   int running = 0;
   while (!stopping) {
     struct epoll_event ready[4];
-    int count = epoll_wait(poller, ready, 4, -1);
-    if (count < 0) {
-      if (errno == EINTR) continue;
-      fail("epoll_wait");
-    }
+    int count = wait_ready(poller, ready, 4);
     for (int i = 0; i < count; i++) {
       int fd = ready[i].data.fd;
       if (fd == channel) {
@@ -279,11 +280,7 @@ int main(int argc, char **argv) {
   unsigned long written = 0;
   while (!stopping) {
     struct epoll_event ready;
-    int count = epoll_wait(poller, &ready, 1, -1);
-    if (count < 0) {
-      if (errno == EINTR) continue;
-      fail("epoll_wait");
-    }
+    if (wait_ready(poller, &ready, 1) == 0) continue;
     uint64_t firing[4];
     ssize_t bytes = recv(pair[0], firing, sizeof firing, 0);
     if (bytes <= 0) break;
