@@ -474,14 +474,15 @@ bench-vm-wakeups: build
 # reports its first call: Tests/Benchmarks/link-order-coverage.c) in one VM boot as root,
 # its two processes, with two panels: start-up, then swipes and taps with their commands and
 # keys; link-order.py keeps the functions that have a section of their own, by lld's map of
-# that link.
+# that link, and puts first those a swipe runs by make bench-vm-profile's count (which also
+# names the Swift runtime's and standard library's).
 ORDER_SCRATCH := $(SCRATCH)-link-order
 ORDER_DIR := $(BENCH_DIR)/link-order
 ORDER_COVERAGE := -Xswiftc -Xfrontend -Xswiftc -sanitize=fuzzer \
   -Xswiftc -Xfrontend -Xswiftc -sanitize-coverage=func,trace-pc-guard \
   -Xlinker $(abspath $(ORDER_SCRATCH))/link-order-coverage.o
 
-link-order: deps $(STATIC_CXX_DIR)/libstdc++.a
+link-order: deps $(STATIC_CXX_DIR)/libstdc++.a bench-vm-profile
 	$(SUDO) Tests/VM/setup.sh
 	rm -rf $(ORDER_DIR) && mkdir -p $(ORDER_DIR) $(ORDER_SCRATCH)
 	cc -O2 -Wall -Werror -fPIC -c Tests/Benchmarks/link-order-coverage.c -o $(ORDER_SCRATCH)/link-order-coverage.o
@@ -497,7 +498,7 @@ link-order: deps $(STATIC_CXX_DIR)/libstdc++.a
 	  Tests/Benchmarks/link-order-in-vm.sh $(abspath $(ORDER_DIR))
 	nm -n --defined-only $(ORDER_SCRATCH)/release/gestured > $(ORDER_DIR)/gestured.nm
 	Tests/Benchmarks/link-order.py $(ORDER_DIR)/gestured.map $(ORDER_DIR)/gestured.nm \
-	  $(ORDER_DIR)/gestured.log $(LINK_ORDER)
+	  $(ORDER_DIR)/gestured.log $(BENCH_DIR)/vm-profile/callgrind.gestured $(LINK_ORDER)
 
 format:
 	$(SWIFT) format -i -r Sources Tests Package.swift examples

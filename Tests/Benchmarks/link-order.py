@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""link-order.py MAP NM LOG OUTPUT: the symbol ordering file of the release link.
+"""link-order.py MAP NM LOG PROFILE OUTPUT: the symbol ordering file of the release link.
 
 MAP is lld's link map (-Map, with --no-demangle) of the instrumented build that
 link-order-in-vm.sh ran, NM its `nm -n --defined-only` listing, and LOG the daemon's stderr
@@ -13,12 +13,21 @@ the map had them. Only a function that has an input section of its own (.text.NA
 is listed: lld moves whole sections, and naming a function of a section shared by many (the
 Swift standard library's 1.6 MB .text, a C file compiled without -ffunction-sections) would
 move all of it. What runs only at the shutdown is left out.
+
+PROFILE is callgrind's count of the live path (make bench-vm-profile's callgrind.gestured:
+swipes that run a command, in one process), whose every function ran at each swipe. Those
+go first, in the same three groups, so that what a swipe runs lies in as few pages as
+it can: each wake-up after another process ran starts with the emulator's and the CPU's
+page translations gone, and pays for every page it touches again (BENCHMARKS.md, row
+"kernel-costs"). The profile also names what no coverage log can: the Swift runtime's and
+standard library's functions that have sections of their own (swift_retain, Hasher, the
+specializations it holds), which join the group both processes run.
 """
 import bisect
 import re
 import sys
 
-map_path, nm_path, log_path, output = sys.argv[1:5]
+map_path, nm_path, log_path, profile_path, output = sys.argv[1:6]
 
 # Input sections of .text (file, section name), the symbols in each, and each symbol's
 # address, from lines "VMA LMA SIZE ALIGN <9 spaces>FILE:(SECTION)" followed by
@@ -96,16 +105,55 @@ def ordered(names):
     return sorted((n for n in names if n in own_section and n not in shared), key=lambda n: address[n])
 
 
-# Each process's functions in one stretch, those both run between the two: the launcher's
-# own, then the shared ones, then the recognizer's own, with the activity's of each group
-# next to the other groups' activity.
+# The functions the profile counted instructions of: a "fn=(ID) NAME" line starts one, and
+# its cost lines follow, up to the next fn= line; a cost line after "calls=" is the call's,
+# not the function's. An ID is named once, where it first appears, as a function or as a
+# callee (cfn=); later lines give the ID alone. --demangle=no keeps C++ names (the
+# runtime's) as the map spells them.
+profiled = set()
+with open(profile_path) as f:
+    names_by_id, current, after_call = {}, None, False
+    for line in f:
+        m = re.match(r"^(c?)fn=\((\d+)\)(?: (.*))?$", line.rstrip("\n"))
+        if m:
+            if m.group(3):
+                # NAME'2: the same function entered again while it ran (recursion).
+                names_by_id[m.group(2)] = m.group(3).split("'")[0]
+            if not m.group(1):
+                current, after_call = names_by_id.get(m.group(2)), False
+            continue
+        if line.startswith("calls="):
+            after_call = True
+        elif line[:1].isdigit() or line[:1] in "+-*":
+            if not after_call and current is not None and int(line.split()[1]) > 0:
+                profiled.add(current)
+            after_call = False
+if not profiled:
+    sys.exit(f"link-order: no function with a count in {profile_path}")
+
+
+# After what a swipe runs, each process's functions in one stretch, those both run between
+# the two: the launcher's own, then the shared ones, then the recognizer's own, with the
+# activity's of each group next to the other groups' activity.
 launcher_all = ran[("launcher", "0")] | ran[("launcher", "1")]
 recognizer_all = ran[("recognizer", "0")] | ran[("recognizer", "1")]
 activity = ran[("launcher", "1")] | ran[("recognizer", "1")]
 both = launcher_all & recognizer_all
 launcher_own = launcher_all - both
 recognizer_own = recognizer_all - both
+# What the profile counted and no coverage log names (the runtime's, the standard
+# library's) is taken for both processes'.
+hot_launcher = ordered(launcher_own & profiled)
+hot_both = ordered((both & profiled) | (profiled - launcher_all - recognizer_all))
+hot_recognizer = ordered(recognizer_own & profiled)
+hot = set(hot_launcher) | set(hot_both) | set(hot_recognizer)
+launcher_own -= hot
+recognizer_own -= hot
+both -= hot
 groups = [
+    hot_launcher,
+    hot_both,
+    hot_recognizer,
     ordered(launcher_own - activity),
     ordered(launcher_own & activity),
     ordered(both & activity),
@@ -117,7 +165,9 @@ with open(output, "w") as f:
     for group in groups:
         for name in group:
             f.write(name + "\n")
-print(f"link-order: the launcher's own {len(groups[0]) + len(groups[1])} ({len(groups[1])} in the activity),"
-      f" both processes' {len(groups[2]) + len(groups[3])} ({len(groups[2])}), the recognizer's own"
-      f" {len(groups[4]) + len(groups[5])} ({len(groups[4])}); {len(launcher_all | recognizer_all)} ran,"
+print(f"link-order: first what a swipe runs, the launcher's {len(hot_launcher)}, both processes'"
+      f" {len(hot_both)}, the recognizer's {len(hot_recognizer)}; then the launcher's own"
+      f" {len(groups[3]) + len(groups[4])} ({len(groups[4])} in the activity), both processes'"
+      f" {len(groups[5]) + len(groups[6])} ({len(groups[5])}), the recognizer's own"
+      f" {len(groups[7]) + len(groups[8])} ({len(groups[7])}); {len(launcher_all | recognizer_all)} ran,"
       f" {len(own_section)} in sections of their own")

@@ -55,7 +55,7 @@ notify_listen
 chmod 666 "$NOTIFY_SOCKET"
 input_group=$(getent group input | cut -d: -f3)
 NOTIFY_SOCKET="$NOTIFY_SOCKET" setpriv --reuid=nobody --regid=nogroup --groups="$input_group" --inh-caps=-all \
-  valgrind --tool=callgrind --instr-atstart=no \
+  valgrind --tool=callgrind --instr-atstart=no --demangle=no \
   --callgrind-out-file="$SCENARIO_DIR/profile/callgrind.gestured" "$GESTURED" --config "$SCENARIO_DIR/gestured.yaml" \
   > /dev/null 2> "$results/gestured.log" &
 pid=$!
