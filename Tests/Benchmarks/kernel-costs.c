@@ -1,6 +1,7 @@
 // What the guest's kernel charges for the steps a firing takes, in the boot of
 // `make bench-vm` (BENCHMARKS.md, row "kernel costs"): one wake-up of a process blocked in
-// epoll_wait by a datagram from another (the recognizer waking the launcher), a key chord
+// epoll_wait by a datagram from another (the recognizer waking the launcher), the calls into
+// code such a wake-up makes first (on pages of their own, or packed on one), a key chord
 // written to a uinput keyboard (a `key:` action), a log line appended to a file, and a
 // command started with vfork as gestured does (its child held to the parent's CPU until
 // the exec, and for comparison started anywhere) or with fork as lisgd does. Each figure is
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -105,6 +107,78 @@ static void wake_ups(int rounds) {
   }
   report("wake-up of a process in epoll_wait by a datagram, the woken side (epoll_wait, recv)", receiver, rounds);
   report("the same, the sending side (send)", sender, rounds);
+}
+
+// What a wake-up's first calls into code cost: after each wake-up by a datagram, CALLS small
+// functions are called once each, every one on a page of its own or all packed on one page.
+// Under TCG a process that runs after another finds the emulator's page translations and
+// its cache of jump targets emptied, so each page of code a wake-up touches is paid for again:
+// the difference between the two is what spreading a wake-up's code over pages costs.
+enum { CALLS = 64, PAGE = 4096 };
+typedef int (*small_function)(int);
+
+static void code_touches(int rounds) {
+#if defined(__x86_64__)
+  // lea eax, [rdi + rdi*2 + 3]; ret
+  static const unsigned char body[] = {0x8d, 0x44, 0x7f, 0x03, 0xc3};
+  // CALLS pages with one function each, and one more page with all of them.
+  size_t length = (size_t)(CALLS + 1) * PAGE;
+  unsigned char *code = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (code == MAP_FAILED) exit(1);
+  small_function spread[CALLS], packed[CALLS];
+  for (int i = 0; i < CALLS; i++) {
+    // Each at its own offset in its page, so that their jump targets do not collide in the
+    // emulator's cache, which is indexed by the address's low bits.
+    unsigned char *alone = code + (size_t)i * PAGE + i * 64;
+    unsigned char *together = code + (size_t)CALLS * PAGE + i * 64;
+    memcpy(alone, body, sizeof body);
+    memcpy(together, body, sizeof body);
+    spread[i] = (small_function)(void *)alone;
+    packed[i] = (small_function)(void *)together;
+  }
+  if (mprotect(code, length, PROT_READ | PROT_EXEC) != 0) exit(1);
+  static const char *names[] = {"64 calls a wake-up makes first, each function on a page of its own",
+                                "the same 64 calls, the functions packed on one page"};
+  small_function *sets[] = {spread, packed};
+  for (int set = 0; set < 2; set++) {
+    double per_round[MAXIMUM_ROUNDS];
+    for (int round = 0; round < rounds; round++) {
+      int pair[2], result[2];
+      if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0 || pipe(result) != 0) exit(1);
+      pid_t child = fork();
+      if (child == 0) {
+        int epoll = epoll_create1(EPOLL_CLOEXEC);
+        struct epoll_event watched = {.events = EPOLLIN};
+        epoll_ctl(epoll, EPOLL_CTL_ADD, pair[1], &watched);
+        char buffer[256];
+        long long spent = 0;
+        volatile int sum = 0;
+        for (int i = 0; i < OPERATIONS_PER_ROUND; i++) {
+          struct epoll_event ready;
+          epoll_wait(epoll, &ready, 1, -1);
+          recv(pair[1], buffer, sizeof buffer, MSG_DONTWAIT);
+          long long start = cpu_ns();
+          for (int call = 0; call < CALLS; call++) sum += sets[set][call](call);
+          spent += cpu_ns() - start;
+        }
+        (void)!write(result[1], &spent, sizeof spent);
+        _exit(0);
+      }
+      char message[165] = {1};
+      for (int i = 0; i < OPERATIONS_PER_ROUND; i++) {
+        pause_ms(5);
+        send(pair[0], message, sizeof message, 0);
+      }
+      long long spent = 0;
+      (void)!read(result[0], &spent, sizeof spent);
+      waitpid(child, NULL, 0);
+      per_round[round] = spent / 1000.0 / OPERATIONS_PER_ROUND;
+      close(pair[0]), close(pair[1]), close(result[0]), close(result[1]);
+    }
+    report(names[set], per_round, rounds);
+  }
+  munmap(code, length);
+#endif
 }
 
 static void emit(struct input_event *events, int *count, int type, int code, int value) {
@@ -240,6 +314,7 @@ int main(int argc, char **argv) {
   if (rounds < 1 || rounds > MAXIMUM_ROUNDS) rounds = 5;
   setvbuf(stdout, NULL, _IOLBF, 0);
   wake_ups(rounds);
+  code_touches(rounds);
   key_chords(rounds);
   log_lines(argv[1], rounds);
   spawns(argv[1], rounds);
