@@ -68,9 +68,11 @@ static void time_rounds(const char *what, int rounds, int pause, void (*operatio
   report(what, per_round, rounds);
 }
 
-// The receiver's CPU per wake-up (epoll_wait returning, one recv) and the sender's per send.
-static void wake_ups(int rounds) {
-  double receiver[MAXIMUM_ROUNDS], sender[MAXIMUM_ROUNDS];
+// Rounds of OPERATIONS_PER_ROUND datagrams, 5 ms apart, to a child blocked in epoll_wait.
+// Per round and operation: the child's CPU for each wake-up (epoll_wait returning, one
+// recv) or, given `after_wake`, for that step alone after each wake-up; and the sender's
+// CPU per send.
+static void datagram_rounds(int rounds, double *receiver, double *sender, void (*after_wake)(void *), void *context) {
   for (int round = 0; round < rounds; round++) {
     int pair[2], result[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0 || pipe(result) != 0) exit(1);
@@ -80,13 +82,17 @@ static void wake_ups(int rounds) {
       struct epoll_event watched = {.events = EPOLLIN};
       epoll_ctl(epoll, EPOLL_CTL_ADD, pair[1], &watched);
       char buffer[256];
-      long long start = cpu_ns();
+      long long spent = 0, start = cpu_ns();
       for (int i = 0; i < OPERATIONS_PER_ROUND; i++) {
         struct epoll_event ready;
         epoll_wait(epoll, &ready, 1, -1);
         recv(pair[1], buffer, sizeof buffer, MSG_DONTWAIT);
+        if (after_wake == NULL) continue;
+        long long step = cpu_ns();
+        after_wake(context);
+        spent += cpu_ns() - step;
       }
-      long long spent = cpu_ns() - start;
+      if (after_wake == NULL) spent = cpu_ns() - start;
       (void)!write(result[1], &spent, sizeof spent);
       _exit(0);
     }
@@ -105,17 +111,27 @@ static void wake_ups(int rounds) {
     sender[round] = sent / 1000.0 / OPERATIONS_PER_ROUND;
     close(pair[0]), close(pair[1]), close(result[0]), close(result[1]);
   }
+}
+
+static void wake_ups(int rounds) {
+  double receiver[MAXIMUM_ROUNDS], sender[MAXIMUM_ROUNDS];
+  datagram_rounds(rounds, receiver, sender, NULL, NULL);
   report("wake-up of a process in epoll_wait by a datagram, the woken side (epoll_wait, recv)", receiver, rounds);
   report("the same, the sending side (send)", sender, rounds);
 }
 
 // What a wake-up's first calls into code cost: after each wake-up by a datagram, CALLS small
 // functions are called once each, every one on a page of its own or all packed on one page.
-// Under TCG a process that runs after another finds the emulator's page translations and
-// its cache of jump targets emptied, so each page of code a wake-up touches is paid for again:
-// the difference between the two is what spreading a wake-up's code over pages costs.
+// The difference between the two is what spreading a wake-up's code over pages costs: a CPU
+// that dropped its page translations while another process ran walks the page tables
+// again for each page.
 enum { CALLS = 64, PAGE = 4096 };
 typedef int (*small_function)(int);
+
+static void call_all(void *functions) {
+  static volatile int sum;
+  for (int call = 0; call < CALLS; call++) sum += ((small_function *)functions)[call](call);
+}
 
 static void code_touches(int rounds) {
 #if defined(__x86_64__)
@@ -141,40 +157,8 @@ static void code_touches(int rounds) {
                                 "the same 64 calls, the functions packed on one page"};
   small_function *sets[] = {spread, packed};
   for (int set = 0; set < 2; set++) {
-    double per_round[MAXIMUM_ROUNDS];
-    for (int round = 0; round < rounds; round++) {
-      int pair[2], result[2];
-      if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0 || pipe(result) != 0) exit(1);
-      pid_t child = fork();
-      if (child == 0) {
-        int epoll = epoll_create1(EPOLL_CLOEXEC);
-        struct epoll_event watched = {.events = EPOLLIN};
-        epoll_ctl(epoll, EPOLL_CTL_ADD, pair[1], &watched);
-        char buffer[256];
-        long long spent = 0;
-        volatile int sum = 0;
-        for (int i = 0; i < OPERATIONS_PER_ROUND; i++) {
-          struct epoll_event ready;
-          epoll_wait(epoll, &ready, 1, -1);
-          recv(pair[1], buffer, sizeof buffer, MSG_DONTWAIT);
-          long long start = cpu_ns();
-          for (int call = 0; call < CALLS; call++) sum += sets[set][call](call);
-          spent += cpu_ns() - start;
-        }
-        (void)!write(result[1], &spent, sizeof spent);
-        _exit(0);
-      }
-      char message[165] = {1};
-      for (int i = 0; i < OPERATIONS_PER_ROUND; i++) {
-        pause_ms(5);
-        send(pair[0], message, sizeof message, 0);
-      }
-      long long spent = 0;
-      (void)!read(result[0], &spent, sizeof spent);
-      waitpid(child, NULL, 0);
-      per_round[round] = spent / 1000.0 / OPERATIONS_PER_ROUND;
-      close(pair[0]), close(pair[1]), close(result[0]), close(result[1]);
-    }
+    double per_round[MAXIMUM_ROUNDS], sender[MAXIMUM_ROUNDS];
+    datagram_rounds(rounds, per_round, sender, call_all, sets[set]);
     report(names[set], per_round, rounds);
   }
   munmap(code, length);
