@@ -4,10 +4,9 @@
 # process's pages are marked unreferenced (/proc/PID/clear_refs), one more swipe is played,
 # and the pages it referenced are counted per mapping (/proc/PID/smaps, Referenced): the
 # executable's code (r-xp), its read-only data (r--p, the type metadata among it), its
-# writable data (rw-p) and the heap. Each wake-up after another process ran pays for the
-# pages it touches again (kernel-costs.c, "64 calls a wake-up makes first"), so fewer pages
-# is less CPU a swipe. Shared libraries are left out: their pages are the whole system's, and
-# a page another process referenced counts here too. Each build in turn, A B B A.
+# writable data (rw-p) and the heap: what the link order (make link-order) places together.
+# Shared libraries are left out: their pages are the whole system's, and a page another
+# process referenced counts here too. Each build in turn, A B B A.
 #
 #   Tests/VM/run-in-vm.sh --rwdir DIR -- env GESTURED_TOUCH=… \
 #     Tests/Benchmarks/footprint-in-vm.sh DIR BUILD_A BUILD_B
@@ -44,15 +43,16 @@ referenced() {
 : > "$results/footprint-runs.txt"
 run() { # LABEL BUILD CONFIG
   GESTURED="$2" daemon_ready "$SCENARIO_DIR/$3.yaml" "$panel"
-  local launcher=$DAEMON_PID recognizer
+  local launcher=$DAEMON_PID recognizer executable
   recognizer=$(reader_of "$DAEMON_PID")
+  executable=$(readlink -f "$2") # as smaps names it
   inject "$panel" "$SCENARIO_DIR/one.evemu"; sleep 0.5
   inject "$panel" "$SCENARIO_DIR/one.evemu"; sleep 0.5
   echo 1 > "/proc/$launcher/clear_refs"
   echo 1 > "/proc/$recognizer/clear_refs"
   inject "$panel" "$SCENARIO_DIR/one.evemu"; sleep 0.5
-  echo "$1 $3 launcher $(referenced "$launcher" "$(readlink -f "$2")")" | tee -a "$results/footprint-runs.txt"
-  echo "$1 $3 recognizer $(referenced "$recognizer" "$(readlink -f "$2")")" | tee -a "$results/footprint-runs.txt"
+  echo "$1 $3 launcher $(referenced "$launcher" "$executable")" | tee -a "$results/footprint-runs.txt"
+  echo "$1 $3 recognizer $(referenced "$recognizer" "$executable")" | tee -a "$results/footprint-runs.txt"
   daemon_stop
 }
 for config in keys command; do

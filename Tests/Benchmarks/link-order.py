@@ -17,9 +17,10 @@ move all of it. What runs only at the shutdown is left out.
 PROFILE is callgrind's count of the live path (make bench-vm-profile's callgrind.gestured:
 swipes that run a command, in one process), whose every function ran at each swipe. Those
 go first, in the same three groups, so that what a swipe runs lies in as few pages as
-it can: each wake-up after another process ran starts with the emulator's and the CPU's
-page translations gone, and pays for every page it touches again (BENCHMARKS.md, row
-"kernel-costs"). The profile also names what no coverage log can: the Swift runtime's and
+it can: fewer pages mapped (BENCHMARKS.md, rows "footprint" and "RSS"), and on a CPU that
+drops its page translations while another process runs, fewer to walk again at each
+wake-up (row "kernel-costs": measured on the host, not outside the spread in the VM).
+The profile also names what no coverage log can: the Swift runtime's and
 standard library's functions that have sections of their own (swift_retain, Hasher, the
 specializations it holds), which join the group both processes run.
 """
