@@ -432,6 +432,10 @@ struct ActionPolicyTests {
     #expect(ActionPolicy.duration(2_000_000) == "2 s")
     #expect(ActionPolicy.duration(1_250_000) == "1.25 s")
     #expect(ActionPolicy.duration(-1_500_000) == "-1.5 s")
+    #expect(ActionPolicy.duration(0) == "0 ms")
+    #expect(ActionPolicy.duration(1_005_000) == "1.005 s")
+    #expect(ActionPolicy.duration(1_050_999) == "1.05 s")
+    #expect(ActionPolicy.duration(12_340_000) == "12.34 s")
   }
 
   // MARK: Helpers

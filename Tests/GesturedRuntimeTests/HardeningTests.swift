@@ -108,6 +108,18 @@ struct HardeningTests {
     #expect(sink.lines == [expected])
   }
 
+  /// Integers are written as digits straight into the message: each width and sign reads
+  /// as its description, the extremes included.
+  @Test func integersReadAsTheirDescriptions() {
+    let sink = CapturedOutput()
+    let logger = Logger(sink: sink)
+    logger.info("\(0) \(Int.min) \(Int32.min) \(Int32.max) \(Int64.min) \(UInt64.max) \(UInt32(7)) \(Int8(-8))")
+    let expected = [
+      "0", "\(Int.min)", "\(Int32.min)", "\(Int32.max)", "\(Int64.min)", "\(UInt64.max)", "7", "-8",
+    ].joined(separator: " ")
+    #expect(sink.lines == [expected])
+  }
+
   @Test func controlCharactersAreFoundBehindTheByteScan() {
     let kept = "é, ©, \u{a0}, \u{bf}, tab\tonly"
     #expect(kept.escapingControlCharacters() == kept)

@@ -242,8 +242,8 @@ public struct ActionPolicy {
         actions.append(
           .log(
             .info,
-            "[\(escaped: request.text.escapedLabel)] firing dropped: \(Self.duration(elapsed)) after the previous one, "
-              + "within its \(Self.duration(request.cooldown)) cooldown"))
+            "[\(escaped: request.text.escapedLabel)] firing dropped: \(duration: elapsed) after the previous one, "
+              + "within its \(duration: request.cooldown) cooldown"))
         return (.droppedCooldown, actions)
       }
     }
@@ -330,19 +330,18 @@ public struct ActionPolicy {
   public mutating func reaped(_ id: RunID, status: ProcessStatus?, at now: Timestamp) -> [Action] {
     guard let run = runs.removeValue(forKey: id), let pid = run.pid else { return [] }
     runningCount -= 1
-    // Digits and a unit: nothing to escape.
-    let elapsed = Self.duration(now - run.startedAt)
+    let elapsed = now - run.startedAt
     var actions: [Action] = []
     switch status {
     case .exited(0):
       actions.append(
-        .log(.info, "[\(escaped: run.text.escapedLabel)] pid \(pid) exited with status 0 after \(escaped: elapsed)"))
+        .log(.info, "[\(escaped: run.text.escapedLabel)] pid \(pid) exited with status 0 after \(duration: elapsed)"))
     case .some(let status):
       let timedOut = run.timedOut ? " (timed out after \(Self.duration(run.request.timeout)))" : ""
       actions.append(
         .log(
           .warning,
-          "[\(escaped: run.text.escapedLabel)] pid \(pid) failed: \(Self.describe(status)) after \(escaped: elapsed)\(timedOut)"
+          "[\(escaped: run.text.escapedLabel)] pid \(pid) failed: \(Self.describe(status)) after \(duration: elapsed)\(timedOut)"
         ))
     case nil:
       actions.append(
@@ -379,7 +378,7 @@ public struct ActionPolicy {
         actions.append(
           .log(
             .warning,
-            "[\(run.label)] timed out after \(Self.duration(run.request.timeout)): SIGTERM to process group \(pid)"))
+            "[\(run.label)] timed out after \(duration: run.request.timeout): SIGTERM to process group \(pid)"))
         run.timedOut = true
         run.stage = .terminating(shellExited: false)
         actions.append(.signalGroup(processGroup: pid, signal: SIGTERM))
@@ -387,7 +386,7 @@ public struct ActionPolicy {
       case .terminating(let shellExited):
         actions.append(
           .log(
-            .warning, "[\(run.label)] \(Self.duration(Self.killDelay)) after SIGTERM: SIGKILL to process group \(pid)")
+            .warning, "[\(run.label)] \(duration: Self.killDelay) after SIGTERM: SIGKILL to process group \(pid)")
         )
         actions.append(.signalGroup(processGroup: pid, signal: SIGKILL))
         run.stage = .killed
@@ -685,23 +684,9 @@ public struct ActionPolicy {
     lane.waiting.count == 1 ? "" : " (\(lane.waiting.count) waiting in its \(laneName(id)))"
   }
 
-  /// "300 ms", "2 s", "1.25 s".
-  static func duration(_ microseconds: Microseconds) -> String {
-    let sign = microseconds < 0 ? "-" : ""
-    let magnitude = microseconds.magnitude
-    if magnitude < 1_000_000 { return "\(sign)\(magnitude / 1000) ms" }
-    let seconds = magnitude / 1_000_000
-    var milliseconds = magnitude % 1_000_000 / 1000
-    guard milliseconds > 0 else { return "\(sign)\(seconds) s" }
-    var digits = 3
-    while milliseconds % 10 == 0 {
-      milliseconds /= 10
-      digits -= 1
-    }
-    let fraction = String(milliseconds)
-    return
-      "\(sign)\(seconds).\(String(repeating: "0", count: digits - fraction.count))\(fraction) s"
-  }
+  /// A duration as the log shows it ("300 ms", "2 s", "1.25 s"), for text put together
+  /// before it reaches a log line.
+  static func duration(_ microseconds: Microseconds) -> String { LogMessage("\(duration: microseconds)").text }
 
   static func describe(_ status: ProcessStatus) -> String {
     guard case .signalled(let signal) = status else { return status.description }

@@ -42,28 +42,29 @@ public final class Logger {
 
   public func log(_ level: LogLevel, _ message: @autoclosure () -> LogMessage) {
     if level == .debug && !verbose { return }
-    let text = message().text
+    let message = message()
     // One record per line: a message with newlines would otherwise lose its priority. Only
     // the literal text of a message can hold a newline; interpolated values are escaped.
-    // Nearly every message is one line: it is written without being split.
-    let hasNewline =
-      text.utf8.withContiguousStorageIfAvailable { bytes in
-        bytes.baseAddress.map { memchr($0, 0x0A, bytes.count) != nil } ?? false
+    message.bytes.withUnsafeBufferPointer { text in
+      guard let start = text.baseAddress, memchr(start, 0x0A, text.count) != nil else { return write(text, at: level) }
+      for line in text.split(separator: 0x0A, omittingEmptySubsequences: false) {
+        write(UnsafeBufferPointer(rebasing: line), at: level)
       }
-      ?? text.utf8.contains(UInt8(ascii: "\n"))
-    guard hasNewline else { return write(text[...], at: level) }
-    for line in text.split(separator: "\n", omittingEmptySubsequences: false) { write(line, at: level) }
+    }
   }
 
-  private func write(_ line: Substring, at level: LogLevel) {
-    var record = journalPrefixes ? Self.journalPrefix[level.rawValue] : ""
-    record.reserveCapacity(record.utf8.count + line.utf8.count + 1)
-    record += line
-    record += "\n"
-    guard let nonBlockingSink else { return sink.write(record) }
+  /// Each record is put together here, in bytes, and written with one system call.
+  private var record: [UInt8] = []
+
+  private func write(_ line: UnsafeBufferPointer<UInt8>, at level: LogLevel) {
+    record.removeAll(keepingCapacity: true)
+    if journalPrefixes { record.append(contentsOf: Self.journalPrefix[level.rawValue]) }
+    record.append(contentsOf: line)
+    record.append(0x0A)
+    guard let nonBlockingSink else { return sink.write(String(decoding: record, as: UTF8.self)) }
     if droppedLines > 0 {
       let report =
-        (journalPrefixes ? Self.journalPrefix[LogLevel.warning.rawValue] : "")
+        (journalPrefixes ? String(decoding: Self.journalPrefix[LogLevel.warning.rawValue], as: UTF8.self) : "")
         + "gestured: \(droppedLines) log line\(droppedLines == 1 ? "" : "s") dropped: the log could not take them at once\n"
       guard nonBlockingSink.tryWrite(report) else {
         droppedLines += 1
@@ -71,11 +72,11 @@ public final class Logger {
       }
       droppedLines = 0
     }
-    if !nonBlockingSink.tryWrite(record) { droppedLines += 1 }
+    if !record.withUnsafeBytes({ nonBlockingSink.tryWrite(bytes: $0) }) { droppedLines += 1 }
   }
 
   /// `<N>` for each syslog priority N, made once.
-  private static let journalPrefix = (0...7).map { "<\($0)>" }
+  private static let journalPrefix = (0...7).map { Array("<\($0)>".utf8) }
 
   public func error(_ message: @autoclosure () -> LogMessage) { log(.error, message()) }
   public func warning(_ message: @autoclosure () -> LogMessage) { log(.warning, message()) }
@@ -89,22 +90,30 @@ public final class Logger {
 /// and config strings all reach the log through interpolation, so none of them can start a
 /// new log line (forging a record with its own `<N>` priority) or carry terminal escapes.
 public struct LogMessage: ExpressibleByStringInterpolation, Sendable {
-  public var text: String
+  /// The message's UTF-8, as the Logger writes it: a message is put together and written
+  /// as bytes, never made into a String.
+  public private(set) var bytes: [UInt8]
 
-  public init(stringLiteral value: String) { text = value }
+  public var text: String { String(decoding: bytes, as: UTF8.self) }
 
-  public init(stringInterpolation: Interpolation) { text = String(decoding: stringInterpolation.bytes, as: UTF8.self) }
+  public init(stringLiteral value: String) { bytes = Array(value.utf8) }
+
+  public init(stringInterpolation: Interpolation) { bytes = stringInterpolation.bytes }
 
   /// Text whose parts were escaped already (a diagnostic, whose hint is on its own line).
-  public init(escaped text: String) { self.text = text }
+  public init(escaped text: String) { bytes = Array(text.utf8) }
 
   public static func + (left: LogMessage, right: LogMessage) -> LogMessage {
-    LogMessage(escaped: left.text + right.text)
+    var sum = left
+    sum.bytes += right.bytes
+    return sum
   }
 
   /// A String appended is a value like any interpolated one: escaped.
   public static func + (left: LogMessage, right: String) -> LogMessage {
-    LogMessage(escaped: left.text + right.escapingControlCharacters())
+    var sum = left
+    sum.bytes += right.escapingControlCharacters().utf8
+    return sum
   }
 
   public struct Interpolation: StringInterpolationProtocol, Sendable {
@@ -134,13 +143,72 @@ public struct LogMessage: ExpressibleByStringInterpolation, Sendable {
     public mutating func appendInterpolation(escaped value: String) { append(value) }
 
     /// Digits and a sign: nothing to escape.
-    public mutating func appendInterpolation<Value: BinaryInteger>(_ value: Value) { append(String(value)) }
+    public mutating func appendInterpolation<Value: BinaryInteger>(_ value: Value) {
+      if let value = Int64(exactly: value) { return appendInterpolation(value) }
+      append(String(value))
+    }
 
-    /// The same for the integers most lines hold (counts, pids): the generic one above,
-    /// called from another module, goes through BinaryInteger's witnesses for every digit.
-    public mutating func appendInterpolation(_ value: Int) { append(String(value)) }
+    /// The integers most lines hold (counts, pids, times), written as digits straight into
+    /// the message, with no String made for them.
+    public mutating func appendInterpolation(_ value: Int) { appendDecimal(value.magnitude, negative: value < 0) }
 
-    public mutating func appendInterpolation(_ value: Int32) { append(String(value)) }
+    public mutating func appendInterpolation(_ value: Int32) {
+      appendDecimal(UInt(value.magnitude), negative: value < 0)
+    }
+
+    public mutating func appendInterpolation(_ value: Int64) {
+      appendDecimal(UInt(value.magnitude), negative: value < 0)
+    }
+
+    public mutating func appendInterpolation(_ value: UInt64) { appendDecimal(UInt(value), negative: false) }
+
+    /// A duration as the log shows it: whole milliseconds under a second ("39 ms"), else
+    /// seconds with the milliseconds that are not zero ("2 s", "1.5 s", "1.005 s").
+    public mutating func appendInterpolation(duration microseconds: Int64) {
+      if microseconds < 0 { bytes.append(UInt8(ascii: "-")) }
+      let magnitude = UInt(microseconds.magnitude)
+      guard magnitude >= 1_000_000 else {
+        appendDecimal(magnitude / 1000, negative: false)
+        return append(" ms")
+      }
+      appendDecimal(magnitude / 1_000_000, negative: false)
+      var milliseconds = magnitude % 1_000_000 / 1000
+      if milliseconds > 0 {
+        var digits = 3
+        while milliseconds % 10 == 0 {
+          milliseconds /= 10
+          digits -= 1
+        }
+        bytes.append(UInt8(ascii: "."))
+        var scale: UInt = 1
+        for _ in 1..<digits { scale *= 10 }
+        while scale > milliseconds {
+          bytes.append(UInt8(ascii: "0"))
+          scale /= 10
+        }
+        appendDecimal(milliseconds, negative: false)
+      }
+      append(" s")
+    }
+
+    /// The digits are made last first, on the stack, and appended at once.
+    private mutating func appendDecimal(_ magnitude: UInt, negative: Bool) {
+      // UInt.max has 20 digits, and a sign makes 21.
+      withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { digits in
+        var start = digits.count
+        var rest = magnitude
+        repeat {
+          start -= 1
+          digits[start] = UInt8(truncatingIfNeeded: rest % 10) &+ UInt8(ascii: "0")
+          rest /= 10
+        } while rest > 0
+        if negative {
+          start -= 1
+          digits[start] = UInt8(ascii: "-")
+        }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+      }
+    }
 
     public mutating func appendInterpolation<Value: CustomStringConvertible>(_ value: Value) {
       append(value.description.escapingControlCharacters())

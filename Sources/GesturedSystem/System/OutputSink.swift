@@ -102,11 +102,18 @@ public final class NonBlockingLogSink: OutputSink {
   /// Writes `text` whole and returns true, or returns false when the stream could not take
   /// it (or took only part: that part ends with a newline the next write supplies).
   public func tryWrite(_ text: String) -> Bool {
+    var text = text
+    return text.withUTF8 { tryWrite(bytes: UnsafeRawBufferPointer($0)) }
+  }
+
+  /// `tryWrite` for text that is UTF-8 already (the Logger's records).
+  public func tryWrite(bytes: UnsafeRawBufferPointer) -> Bool {
     if endsInsideALine {
-      guard writeAll("\n") == .whole else { return false }
+      let newline: UInt8 = 0x0A
+      guard withUnsafeBytes(of: newline, { writeAll($0) }) == .whole else { return false }
       endsInsideALine = false
     }
-    switch writeAll(text) {
+    switch writeAll(bytes) {
     case .whole: return true
     case .none: return false
     case .part:
@@ -117,28 +124,25 @@ public final class NonBlockingLogSink: OutputSink {
 
   private enum Written { case whole, part, none }
 
-  private func writeAll(_ text: String) -> Written {
-    var text = text
-    return text.withUTF8 { bytes -> Written in
-      guard var next = bytes.baseAddress else { return .whole }
-      var remaining = bytes.count
-      while remaining > 0 {
-        let result = retryOnInterrupt { () -> Result<Int, Errno> in
-          switch method {
-          case .send:
-            valueOrErrno(Glibc.send(fileDescriptor, next, remaining, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)))
-          case .write:
-            valueOrErrno(Glibc.write(fileDescriptor, next, remaining))
-          }
+  private func writeAll(_ bytes: UnsafeRawBufferPointer) -> Written {
+    guard var next = bytes.baseAddress else { return .whole }
+    var remaining = bytes.count
+    while remaining > 0 {
+      let result = retryOnInterrupt { () -> Result<Int, Errno> in
+        switch method {
+        case .send:
+          valueOrErrno(Glibc.send(fileDescriptor, next, remaining, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)))
+        case .write:
+          valueOrErrno(Glibc.write(fileDescriptor, next, remaining))
         }
-        // EAGAIN, or a stream gone for good: nowhere to wait for, nothing to report it to.
-        guard case .success(let written) = result, written > 0 else {
-          return remaining == bytes.count ? .none : .part
-        }
-        next += written
-        remaining -= written
       }
-      return .whole
+      // EAGAIN, or a stream gone for good: nowhere to wait for, nothing to report it to.
+      guard case .success(let written) = result, written > 0 else {
+        return remaining == bytes.count ? .none : .part
+      }
+      next += written
+      remaining -= written
     }
+    return .whole
   }
 }
