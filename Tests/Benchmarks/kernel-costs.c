@@ -1,10 +1,11 @@
 // What the guest's kernel charges for the steps a firing takes, in the boot of
 // `make bench-vm` (BENCHMARKS.md, row "kernel costs"): one wake-up of a process blocked in
 // epoll_wait by a datagram from another (the recognizer waking the launcher), the calls into
-// code such a wake-up makes first (on pages of their own, or packed on one), a key chord
-// written to a uinput keyboard (a `key:` action), a log line appended to a file, and a
-// command started with vfork as gestured does (its child held to the parent's CPU until
-// the exec, and for comparison started anywhere) or with fork as lisgd does. Each figure is
+// code such a wake-up makes first (on pages of their own, or packed on one; from many call
+// sites, or from one in a loop), a key chord written to a uinput keyboard (a `key:`
+// action), a log line appended to a file, and a command started with vfork as gestured
+// does (its child held to the parent's CPU until the exec, and for comparison started
+// anywhere) or with fork as lisgd does. Each figure is
 // the CPU time (CLOCK_PROCESS_CPUTIME_ID) of the process doing it, per operation, the
 // median of ROUNDS rounds; set against gestured's and lisgd's ticks per firing they show
 // how much of each firing is the kernel's under this VM.
@@ -14,6 +15,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <linux/uinput.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +167,58 @@ static void code_touches(int rounds) {
 #endif
 }
 
+// What a wake-up pays for each call site it runs: after each wake-up by a datagram, one
+// small function is called SITES times, either from SITES call sites one after another
+// (as straight-line code calls the runtime's retain, release and the like) or from one
+// call site in a loop. Both execute the same instructions; the call sites differ in how
+// many places a return goes back to.
+enum { SITES = 1024 };
+
+static void run_code(void *entry) { ((void (*)(void))entry)(); }
+
+static void call_sites(int rounds) {
+#if defined(__x86_64__)
+  // One page for the callee and the loop, then the SITES calls and a ret.
+  size_t length = PAGE + (size_t)SITES * 5 + 1;
+  unsigned char *code = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (code == MAP_FAILED) exit(1);
+  // The callee: lea eax, [rdi + rdi*2 + 3]; ret
+  static const unsigned char body[] = {0x8d, 0x44, 0x7f, 0x03, 0xc3};
+  memcpy(code, body, sizeof body);
+  // The loop: mov ecx, SITES; again: call callee; dec ecx; jnz again; ret
+  unsigned char *loop = code + 64, *at = loop;
+  *at++ = 0xb9;
+  int32_t count = SITES;
+  memcpy(at, &count, 4), at += 4;
+  unsigned char *again = at;
+  *at++ = 0xe8;
+  int32_t back = (int32_t)(code - (at + 4));
+  memcpy(at, &back, 4), at += 4;
+  *at++ = 0xff, *at++ = 0xc9;
+  *at++ = 0x75, *at = (unsigned char)(again - (at + 1)), at++;
+  *at = 0xc3;
+  // The call sites: call callee, SITES times, then ret.
+  unsigned char *sites = code + PAGE;
+  at = sites;
+  for (int site = 0; site < SITES; site++) {
+    *at++ = 0xe8;
+    int32_t to_callee = (int32_t)(code - (at + 4));
+    memcpy(at, &to_callee, 4), at += 4;
+  }
+  *at = 0xc3;
+  if (mprotect(code, length, PROT_READ | PROT_EXEC) != 0) exit(1);
+  static const char *names[] = {"1024 calls a wake-up makes from 1024 call sites (one callee)",
+                                "the same 1024 calls from one call site in a loop"};
+  void *entries[] = {sites, loop};
+  for (int way = 0; way < 2; way++) {
+    double per_round[MAXIMUM_ROUNDS];
+    datagram_rounds(rounds, per_round, NULL, run_code, entries[way]);
+    report(names[way], per_round, rounds);
+  }
+  munmap(code, length);
+#endif
+}
+
 static void emit(struct input_event *events, int *count, int type, int code, int value) {
   memset(&events[*count], 0, sizeof events[*count]);
   events[*count].type = type;
@@ -299,6 +353,7 @@ int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   wake_ups(rounds);
   code_touches(rounds);
+  call_sites(rounds);
   key_chords(rounds);
   log_lines(argv[1], rounds);
   spawns(argv[1], rounds);
