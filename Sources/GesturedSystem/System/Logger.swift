@@ -174,19 +174,14 @@ public struct LogMessage: ExpressibleByStringInterpolation, Sendable {
       appendDecimal(magnitude / 1_000_000, negative: false)
       var milliseconds = magnitude % 1_000_000 / 1000
       if milliseconds > 0 {
-        var digits = 3
-        while milliseconds % 10 == 0 {
-          milliseconds /= 10
-          digits -= 1
-        }
+        // The three digits of the fraction from the first, until only zeros are left.
         bytes.append(UInt8(ascii: "."))
-        var scale: UInt = 1
-        for _ in 1..<digits { scale *= 10 }
-        while scale > milliseconds {
-          bytes.append(UInt8(ascii: "0"))
-          scale /= 10
-        }
-        appendDecimal(milliseconds, negative: false)
+        var place: UInt = 100
+        repeat {
+          bytes.append(UInt8(truncatingIfNeeded: milliseconds / place) &+ UInt8(ascii: "0"))
+          milliseconds %= place
+          place /= 10
+        } while milliseconds > 0
       }
       append(" s")
     }
