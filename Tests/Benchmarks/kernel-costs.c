@@ -135,10 +135,31 @@ static void call_all(void *functions) {
   for (int call = 0; call < CALLS; call++) sum += ((small_function *)functions)[call](call);
 }
 
+#if defined(__x86_64__)
+// Each pair of ways to call code after a wake-up: the receiver's CPU for that step alone,
+// one line for each.
+static void after_wakes(int rounds, const char *const names[2], void (*run)(void *), void *const contexts[2]) {
+  for (int way = 0; way < 2; way++) {
+    double per_round[MAXIMUM_ROUNDS];
+    datagram_rounds(rounds, per_round, NULL, run, contexts[way]);
+    report(names[way], per_round, rounds);
+  }
+}
+
+// The small function every call reaches: lea eax, [rdi + rdi*2 + 3]; ret
+static const unsigned char small_body[] = {0x8d, 0x44, 0x7f, 0x03, 0xc3};
+
+// Writes `call target` (E8 and a 32-bit displacement) at `at`; returns what follows it.
+static unsigned char *emit_call(unsigned char *at, const unsigned char *target) {
+  *at++ = 0xe8;
+  int32_t displacement = (int32_t)(target - (at + 4));
+  memcpy(at, &displacement, 4);
+  return at + 4;
+}
+#endif
+
 static void code_touches(int rounds) {
 #if defined(__x86_64__)
-  // lea eax, [rdi + rdi*2 + 3]; ret
-  static const unsigned char body[] = {0x8d, 0x44, 0x7f, 0x03, 0xc3};
   // CALLS pages with one function each, and one more page with all of them.
   size_t length = (size_t)(CALLS + 1) * PAGE;
   unsigned char *code = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -149,20 +170,15 @@ static void code_touches(int rounds) {
     // emulator's cache, which is indexed by the address's low bits.
     unsigned char *alone = code + (size_t)i * PAGE + i * 64;
     unsigned char *together = code + (size_t)CALLS * PAGE + i * 64;
-    memcpy(alone, body, sizeof body);
-    memcpy(together, body, sizeof body);
+    memcpy(alone, small_body, sizeof small_body);
+    memcpy(together, small_body, sizeof small_body);
     spread[i] = (small_function)(void *)alone;
     packed[i] = (small_function)(void *)together;
   }
   if (mprotect(code, length, PROT_READ | PROT_EXEC) != 0) exit(1);
-  static const char *names[] = {"64 calls a wake-up makes first, each function on a page of its own",
-                                "the same 64 calls, the functions packed on one page"};
-  small_function *sets[] = {spread, packed};
-  for (int set = 0; set < 2; set++) {
-    double per_round[MAXIMUM_ROUNDS];
-    datagram_rounds(rounds, per_round, NULL, call_all, sets[set]);
-    report(names[set], per_round, rounds);
-  }
+  static const char *const names[] = {"64 calls a wake-up makes first, each function on a page of its own",
+                                      "the same 64 calls, the functions packed on one page"};
+  after_wakes(rounds, names, call_all, (void *const[]){spread, packed});
   munmap(code, length);
 #endif
 }
@@ -182,39 +198,26 @@ static void call_sites(int rounds) {
   size_t length = PAGE + (size_t)SITES * 5 + 1;
   unsigned char *code = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (code == MAP_FAILED) exit(1);
-  // The callee: lea eax, [rdi + rdi*2 + 3]; ret
-  static const unsigned char body[] = {0x8d, 0x44, 0x7f, 0x03, 0xc3};
-  memcpy(code, body, sizeof body);
+  memcpy(code, small_body, sizeof small_body);
   // The loop: mov ecx, SITES; again: call callee; dec ecx; jnz again; ret
   unsigned char *loop = code + 64, *at = loop;
   *at++ = 0xb9;
   int32_t count = SITES;
   memcpy(at, &count, 4), at += 4;
   unsigned char *again = at;
-  *at++ = 0xe8;
-  int32_t back = (int32_t)(code - (at + 4));
-  memcpy(at, &back, 4), at += 4;
+  at = emit_call(at, code);
   *at++ = 0xff, *at++ = 0xc9;
   *at++ = 0x75, *at = (unsigned char)(again - (at + 1)), at++;
   *at = 0xc3;
   // The call sites: call callee, SITES times, then ret.
   unsigned char *sites = code + PAGE;
   at = sites;
-  for (int site = 0; site < SITES; site++) {
-    *at++ = 0xe8;
-    int32_t to_callee = (int32_t)(code - (at + 4));
-    memcpy(at, &to_callee, 4), at += 4;
-  }
+  for (int site = 0; site < SITES; site++) at = emit_call(at, code);
   *at = 0xc3;
   if (mprotect(code, length, PROT_READ | PROT_EXEC) != 0) exit(1);
-  static const char *names[] = {"1024 calls a wake-up makes from 1024 call sites (one callee)",
-                                "the same 1024 calls from one call site in a loop"};
-  void *entries[] = {sites, loop};
-  for (int way = 0; way < 2; way++) {
-    double per_round[MAXIMUM_ROUNDS];
-    datagram_rounds(rounds, per_round, NULL, run_code, entries[way]);
-    report(names[way], per_round, rounds);
-  }
+  static const char *const names[] = {"1024 calls a wake-up makes from 1024 call sites (one callee)",
+                                      "the same 1024 calls from one call site in a loop"};
+  after_wakes(rounds, names, run_code, (void *const[]){sites, loop});
   munmap(code, length);
 #endif
 }
